@@ -1,0 +1,139 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { DEFAULT_METRICS_NAMESPACE } from '../src/telemetry/metric-names.js';
+import { HandlerEnv } from '../src/handlers/service-config.js';
+import type { IdempotencyJournalTable } from './journal-table.js';
+
+/**
+ * ESM bundles cannot `require()` Node built-ins that CommonJS dependencies still ask for;
+ * this banner gives them a real `require`.
+ */
+const REQUIRE_SHIM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/** Properties of an {@link IdemkitFunction}. */
+export interface IdemkitFunctionProps {
+  /** Path to the handler's TypeScript (or JavaScript) entry file. */
+  readonly entry: string;
+  /**
+   * Name of the exported handler.
+   * @default 'handler'
+   */
+  readonly handler?: string;
+  /**
+   * Journal the handler guards itself with: sets `IDEMKIT_TABLE_NAME` and grants journal access.
+   * @default - no journal wiring
+   */
+  readonly journal?: IdempotencyJournalTable;
+  /**
+   * `POWERTOOLS_SERVICE_NAME` of the function's logs and metrics.
+   * @default 'idemkit'
+   */
+  readonly serviceName?: string;
+  /**
+   * CloudWatch namespace of the runtime's metrics (`POWERTOOLS_METRICS_NAMESPACE`).
+   * @default DEFAULT_METRICS_NAMESPACE ('Idempotency')
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * Extra environment variables.
+   * @default - only the toolkit's variables
+   */
+  readonly environment?: Record<string, string>;
+  /**
+   * Function timeout. The default lease ends one second after it.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Memory in MiB.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Lambda runtime.
+   * @default Runtime.NODEJS_22_X
+   */
+  readonly runtime?: Runtime;
+  /**
+   * Instruction set.
+   * @default Architecture.ARM_64
+   */
+  readonly architecture?: Architecture;
+  /**
+   * Retention of the function's log group.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Reserved concurrency.
+   * @default - unreserved
+   */
+  readonly reservedConcurrentExecutions?: number;
+}
+
+/**
+ * A `NodejsFunction` with the toolkit's defaults: ESM bundle (AWS SDK included, so the
+ * deployed SDK is the tested one), X-Ray tracing, JSON logs into its own log group, and a
+ * role that may write only to that log group until grants are added.
+ *
+ * @example
+ * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/handlers/create-payment.ts', journal });
+ */
+export class IdemkitFunction extends Construct {
+  /** The Lambda function. */
+  public readonly function: NodejsFunction;
+  /** The function's execution role. */
+  public readonly role: Role;
+  /** The function's log group. */
+  public readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: IdemkitFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: props.handler ?? 'handler',
+      runtime: props.runtime ?? Runtime.NODEJS_22_X,
+      architecture: props.architecture ?? Architecture.ARM_64,
+      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.memorySize ?? 512,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'idemkit',
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
+        NODE_OPTIONS: '--enable-source-maps',
+        ...(props.journal ? { [HandlerEnv.journalTable]: props.journal.tableName } : {}),
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: REQUIRE_SHIM_BANNER,
+        bundleAwsSDK: true,
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+      },
+    });
+    props.journal?.grantJournalAccess(this.function);
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+}

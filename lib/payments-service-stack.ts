@@ -1,0 +1,120 @@
+import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { ORDER_EVENTS_CONSUMER, HandlerEnv, PAYMENTS_SERVICE_NAME, PaymentsOperation } from '../src/handlers/service-config.js';
+import { exampleHandlerEntry } from './example-handler-entry.js';
+import { GuardedQueueConsumer } from './guarded-queue-consumer.js';
+import { IdempotencyDashboard } from './idempotency-dashboard.js';
+import { IdempotencyJournalTable } from './journal-table.js';
+import { OutboxDispatcher } from './outbox-dispatcher.js';
+import { PaymentsApi } from './payments-api.js';
+
+/** Properties of a {@link PaymentsServiceStack}. */
+export interface PaymentsServiceStackProps extends StackProps {
+  /**
+   * JWT issuer URL. With `jwtAudience`, every route requires a token and each caller's
+   * idempotency keys live in the scope of its `sub` claim.
+   * @default - routes are open and every anonymous caller shares one tenant scope '-'
+   */
+  readonly jwtIssuer?: string;
+  /**
+   * Accepted JWT audiences (required with `jwtIssuer`).
+   * @default - none
+   */
+  readonly jwtAudience?: string[];
+  /**
+   * Action run by every alarm (for example an SNS topic).
+   * @default - alarms have no action
+   */
+  readonly alarmAction?: IAlarmAction;
+}
+
+/**
+ * The example payments service: an HTTP API whose writes are idempotent, an outbox that
+ * turns confirmed payments into order events, and a queue consumer that reserves stock
+ * exactly once per event.
+ *
+ * @example
+ * new PaymentsServiceStack(app, 'PaymentsService', { jwtIssuer, jwtAudience: ['payments'] });
+ */
+export class PaymentsServiceStack extends Stack {
+  /** The idempotency journal. */
+  public readonly journal: IdempotencyJournalTable;
+  /** Payments, keyed by `paymentId`. */
+  public readonly paymentsTable: Table;
+  /** Stock levels, keyed by `sku`, attribute `available`. */
+  public readonly stockTable: Table;
+  /** The HTTP API and its functions. */
+  public readonly api: PaymentsApi;
+  /** The order-events queue and its consumer. */
+  public readonly orderEvents: GuardedQueueConsumer;
+  /** The outbox dispatcher feeding the order-events queue. */
+  public readonly outbox: OutboxDispatcher;
+  /** The dashboard and its alarms. */
+  public readonly dashboard: IdempotencyDashboard;
+
+  constructor(scope: Construct, id: string, props: PaymentsServiceStackProps = {}) {
+    super(scope, id, props);
+    this.journal = new IdempotencyJournalTable(this, 'Journal');
+    this.paymentsTable = exampleTable(this, 'PaymentsTable', 'paymentId');
+    this.stockTable = exampleTable(this, 'StockTable', 'sku');
+
+    this.api = new PaymentsApi(this, 'Api', {
+      journal: this.journal,
+      paymentsTable: this.paymentsTable,
+      serviceName: PAYMENTS_SERVICE_NAME,
+      jwtIssuer: props.jwtIssuer,
+      jwtAudience: props.jwtAudience,
+    });
+
+    this.orderEvents = new GuardedQueueConsumer(this, 'OrderEvents', {
+      journal: this.journal,
+      entry: exampleHandlerEntry('order-events-consumer'),
+      consumerName: ORDER_EVENTS_CONSUMER,
+      serviceName: PAYMENTS_SERVICE_NAME,
+      environment: { [HandlerEnv.stockTable]: this.stockTable.tableName },
+      alarmAction: props.alarmAction,
+    });
+    this.stockTable.grant(this.orderEvents.function, 'dynamodb:UpdateItem');
+
+    this.outbox = new OutboxDispatcher(this, 'Outbox', {
+      journal: this.journal,
+      entry: exampleHandlerEntry('outbox-dispatcher'),
+      serviceName: PAYMENTS_SERVICE_NAME,
+      destinationQueue: this.orderEvents.queue,
+      alarmAction: props.alarmAction,
+    });
+
+    this.dashboard = new IdempotencyDashboard(this, 'Dashboard', {
+      operations: Object.values(PaymentsOperation),
+      consumers: [ORDER_EVENTS_CONSUMER],
+      deadLetterQueues: [this.orderEvents.deadLetterQueue, this.outbox.failureQueue],
+      alarmOnDeadLetterQueues: false,
+      alarms: [this.orderEvents.deadLetterAlarm, this.outbox.failureAlarm],
+      journal: this.journal,
+      alarmAction: props.alarmAction,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the payments API' });
+    new CfnOutput(this, 'JournalTableName', { value: this.journal.tableName, description: 'Idempotency journal (retained on delete)' });
+    new CfnOutput(this, 'PaymentsTableName', { value: this.paymentsTable.tableName });
+    new CfnOutput(this, 'StockTableName', { value: this.stockTable.tableName });
+    new CfnOutput(this, 'OrderEventsQueueUrl', { value: this.orderEvents.queue.queueUrl });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Functions pin nodejs22.x, the runtime the handlers are built and tested for.',
+    });
+  }
+}
+
+/** An on-demand, encrypted, point-in-time-recoverable table; example data, so deleted with the stack. */
+function exampleTable(scope: Construct, id: string, partitionKey: string): Table {
+  return new Table(scope, id, {
+    partitionKey: { name: partitionKey, type: AttributeType.STRING },
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+}

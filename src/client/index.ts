@@ -1,0 +1,11 @@
+/**
+ * The caller's side: retries with full-jitter backoff, `Retry-After`, a deadline and a
+ * shared retry budget, and a fetch that keeps one idempotency key across its retries.
+ * Runs in browsers and Node alike: no AWS SDK, no Node built-ins.
+ */
+export { idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
+export { newIdempotencyKey } from './idempotency-key.js';
+export { retry } from './retry.js';
+export { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
+export type { RetryContext, RetryOptions } from './retry-options.js';
+export { isRetryableByDefault } from './retryable.js';

@@ -1,0 +1,139 @@
+import { InvalidOptionsError } from '../errors/index.js';
+import { sleepMs } from './abort.js';
+import { RetryBudget } from './retry-budget.js';
+import type { RetryPolicy } from './retry-policy.js';
+import { isRetryableByDefault } from './retryable.js';
+import { assertKnownOptions, readFunction, readNumber } from './validate-options.js';
+
+/** What `onRetry` receives before each wait. Frozen. */
+export interface RetryContext {
+  /** The attempt that just failed, 1-based. */
+  readonly attempt: number;
+  /** How long the client now waits before the next attempt. */
+  readonly delayMs: number;
+  /** Time since the first attempt started. */
+  readonly elapsedMs: number;
+  /** What the failed attempt threw or returned. */
+  readonly errorOrResult: unknown;
+}
+
+/**
+ * Options of `retry()`. Checked before the first attempt: an unknown name, a negative or NaN
+ * value throws `InvalidOptionsError`.
+ *
+ * @example
+ * const options: RetryOptions = { maxAttempts: 4, baseDelayMs: 200, deadlineMs: 10_000, budget }
+ */
+export interface RetryOptions {
+  /** Attempts in total, the first one included; 1 disables retrying. @default 5 */
+  readonly maxAttempts?: number;
+  /** Ceiling of the first retry's wait; each later ceiling doubles. @default 100 */
+  readonly baseDelayMs?: number;
+  /** Ceiling of any backoff wait. Must be at least `baseDelayMs`. @default 20_000 */
+  readonly maxDelayMs?: number;
+  /**
+   * Time budget measured from the start of the first attempt: no attempt starts at or after
+   * it, and a wait (backoff or `Retry-After`) that would end past it ends retrying instead.
+   * An attempt already running is not interrupted. `Infinity` disables it.
+   * @default 30_000
+   */
+  readonly deadlineMs?: number;
+  /**
+   * Longest server-requested `Retry-After` the client will wait. A longer one ends retrying
+   * (returning that response) rather than retrying earlier than the server asked.
+   * @default the value of `maxDelayMs`
+   */
+  readonly maxRetryAfterMs?: number;
+  /** Shared cap on retries across calls; see `RetryBudget`. @default no budget */
+  readonly budget?: RetryBudget;
+  /** Aborting rejects at once with `signal.reason`, during an attempt or a wait. @default none */
+  readonly signal?: AbortSignal;
+  /**
+   * Decides whether an outcome (the thrown error or the returned value) deserves another
+   * attempt; `attempt` is the 1-based number of the attempt that produced it.
+   * @default isRetryableByDefault
+   */
+  readonly isRetryable?: (errorOrResult: unknown, attempt: number) => boolean | Promise<boolean>;
+  /** Called before each wait, e.g. to log or to release a response body. @default none */
+  readonly onRetry?: (context: RetryContext) => void | Promise<void>;
+  /** Source of numbers in `[0, 1)` for the jitter. For tests and simulations. @default Math.random */
+  readonly random?: () => number;
+  /** Waits `delayMs`; should reject with `signal.reason` on abort. For tests. @default a setTimeout-based sleep */
+  readonly sleep?: (delayMs: number, signal?: AbortSignal) => Promise<void>;
+  /** Current time in epoch ms, for the deadline and HTTP-date `Retry-After`. For tests. @default Date.now */
+  readonly clock?: () => number;
+}
+
+/** `RetryOptions` with every default applied, as `retry()` runs with them. */
+export interface ResolvedRetryOptions extends RetryPolicy {
+  readonly signal: AbortSignal | undefined;
+  readonly isRetryable: (errorOrResult: unknown, attempt: number) => boolean | Promise<boolean>;
+  readonly onRetry: (context: RetryContext) => void | Promise<void>;
+  readonly sleep: (delayMs: number, signal?: AbortSignal) => Promise<void>;
+  readonly clock: () => number;
+}
+
+/** Names `RetryOptions` accepts, for the unknown-option check. */
+export const RETRY_OPTION_NAMES: readonly (keyof RetryOptions)[] = [
+  'maxAttempts',
+  'baseDelayMs',
+  'maxDelayMs',
+  'deadlineMs',
+  'maxRetryAfterMs',
+  'budget',
+  'signal',
+  'isRetryable',
+  'onRetry',
+  'random',
+  'sleep',
+  'clock',
+];
+
+/** setTimeout fires at once for anything longer (2^31 − 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const OWNER = 'retry';
+
+/**
+ * Validates `options` and fills in the defaults.
+ *
+ * @example
+ * const resolved = resolveRetryOptions({ maxAttempts: 3 }) // resolved.baseDelayMs === 100
+ */
+export function resolveRetryOptions(options: RetryOptions): ResolvedRetryOptions {
+  assertKnownOptions(OWNER, options, RETRY_OPTION_NAMES);
+  const maxAttempts = readNumber(OWNER, 'maxAttempts', options.maxAttempts, 5, { min: 1, integer: true, infinite: true });
+  const baseDelayMs = readNumber(OWNER, 'baseDelayMs', options.baseDelayMs, 100, { max: MAX_TIMER_MS });
+  const maxDelayMs = readNumber(OWNER, 'maxDelayMs', options.maxDelayMs, Math.max(20_000, baseDelayMs), { max: MAX_TIMER_MS });
+  if (maxDelayMs < baseDelayMs) {
+    throw new InvalidOptionsError(`${OWNER}: option 'maxDelayMs' (${maxDelayMs}) must be at least 'baseDelayMs' (${baseDelayMs})`);
+  }
+  return Object.freeze({
+    maxAttempts,
+    baseDelayMs,
+    maxDelayMs,
+    deadlineMs: readNumber(OWNER, 'deadlineMs', options.deadlineMs, 30_000, { infinite: true }),
+    maxRetryAfterMs: readNumber(OWNER, 'maxRetryAfterMs', options.maxRetryAfterMs, maxDelayMs, { max: MAX_TIMER_MS }),
+    budget: readBudget(options.budget),
+    signal: readSignal(options.signal),
+    isRetryable: readFunction(OWNER, 'isRetryable', options.isRetryable, isRetryableByDefault),
+    onRetry: readFunction(OWNER, 'onRetry', options.onRetry, () => undefined),
+    random: readFunction(OWNER, 'random', options.random, Math.random),
+    sleep: readFunction(OWNER, 'sleep', options.sleep, sleepMs),
+    clock: readFunction(OWNER, 'clock', options.clock, Date.now),
+  });
+}
+
+function readBudget(value: unknown): RetryBudget | undefined {
+  if (value === undefined || value instanceof RetryBudget) return value;
+  throw new InvalidOptionsError(`${OWNER}: option 'budget' must be a RetryBudget`);
+}
+
+function readSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const candidate = value as Partial<AbortSignal> | null;
+  if (typeof candidate?.aborted === 'boolean' && typeof candidate.addEventListener === 'function') {
+    return value as AbortSignal;
+  }
+  throw new InvalidOptionsError(`${OWNER}: option 'signal' must be an AbortSignal`);
+}

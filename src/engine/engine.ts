@@ -1,0 +1,267 @@
+import { InProgressError, JournalError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { RecordStatus, type Journal, type JournalRecord } from '../journal/index.js';
+import { MetricName } from '../telemetry/metric-names.js';
+import type { LocalCache } from './local-cache.js';
+import { AttemptScope, type IdempotencyScope } from './scope.js';
+import type { AttemptTrace } from './trace.js';
+
+/** What a `recover` hook decides for a record whose effect may have happened. */
+export type RecoveryDecision = { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
+
+/** Settings shared by every entry point, resolved from its options. */
+export interface EngineSettings {
+  readonly journal: Journal;
+  readonly ttlSeconds: number;
+  readonly leaseMs?: number;
+  readonly inProgress: 'reject' | 'wait';
+  readonly waitMs: number;
+  readonly retryAfterSeconds: number;
+  readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
+  readonly localCache?: LocalCache;
+  readonly clock: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** One attempt's identity. */
+export interface AttemptRequest {
+  readonly pk: string;
+  readonly key: string;
+  readonly scope: string;
+  readonly fingerprint: string;
+  /** The Lambda's remaining time, when there is a context. */
+  readonly remainingTimeMs?: number;
+}
+
+/** What an attempt meets before its handler runs. */
+export type Admission =
+  | { readonly kind: 'replay'; readonly response: unknown }
+  | { readonly kind: 'run'; readonly scope: AttemptScope };
+
+/** What became of an attempt that ran its handler. */
+export type Settlement =
+  | { readonly kind: 'stored'; readonly response: unknown }
+  | { readonly kind: 'superseded'; readonly response: unknown }
+  | { readonly kind: 'not-stored'; readonly response: unknown };
+
+const DEFAULT_LEASE_MS = 30_000;
+const LEASE_GRACE_MS = 1_000;
+const POLL_INTERVAL_MS = 100;
+
+/**
+ * The state machine every entry point shares: decides what an attempt meets (new, replay,
+ * mismatch, in progress, takeover, recovery) and settles its outcome with fenced writes.
+ */
+export class IdempotencyEngine {
+  constructor(readonly settings: EngineSettings) {}
+
+  /** Admits an attempt: reserve or replay, or throw the typed error the situation calls for. */
+  async admit(request: AttemptRequest, trace: AttemptTrace): Promise<Admission> {
+    try {
+      return await this.decide(request, trace);
+    } catch (error) {
+      if (error instanceof JournalUnavailableError) {
+        // Fail closed: the handler does not run when the journal cannot vouch for the key.
+        trace.status = 'journal_unavailable';
+        trace.metrics.push(MetricName.journalError);
+      }
+      throw error;
+    }
+  }
+
+  private async decide(request: AttemptRequest, trace: AttemptTrace): Promise<Admission> {
+    const { journal, localCache, clock } = this.settings;
+    const cached = localCache?.get(request.pk, clock());
+    if (cached) {
+      if (cached.fingerprint !== request.fingerprint) throw this.mismatch(trace);
+      return this.replay(cached.response.value, trace);
+    }
+    const leaseMs = this.leaseMsFor(request);
+    const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, (request.remainingTimeMs ?? Infinity) - LEASE_GRACE_MS);
+    for (;;) {
+      trace.journalCalls++;
+      const reservation = await journal.reserve({ pk: request.pk, fingerprint: request.fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
+      if (reservation.reserved) {
+        trace.status = reservation.replacedExpired ? 'expired' : 'new';
+        trace.metrics.push(MetricName.newRequest);
+        if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
+        return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, leaseMs, trace) };
+      }
+      const record = reservation.record;
+      if (record.fingerprint !== request.fingerprint) throw this.mismatch(trace);
+      if (record.status === RecordStatus.completed) {
+        localCache?.remember(record);
+        return this.replay(record.response?.value, trace);
+      }
+      const leaseExpired = record.leaseUntilEpochMs < clock();
+      if (record.status === RecordStatus.unknown || (leaseExpired && record.effectStarted)) {
+        return this.recoverAfterEffect(record, request, leaseMs, trace);
+      }
+      if (leaseExpired) return this.takeOver(record, request, leaseMs, false, trace);
+      if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(record, trace);
+      await this.settings.sleep(POLL_INTERVAL_MS);
+    }
+  }
+
+  /**
+   * Settles an attempt that ran its handler. `store` false (an error, 5xx, 408, 429)
+   * releases the record, or marks it `UNKNOWN` when an effect had begun.
+   */
+  async settle(scope: AttemptScope, outcome: { store: boolean; response: unknown }, trace: AttemptTrace): Promise<Settlement> {
+    const { journal } = this.settings;
+    if (!outcome.store) {
+      await this.abandon(scope, trace);
+      return { kind: 'not-stored', response: outcome.response };
+    }
+    try {
+      trace.journalCalls++;
+      await journal.complete(
+        scope.pk,
+        scope.leaseToken,
+        outcome.response,
+        this.settings.ttlSeconds,
+        scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined,
+      );
+    } catch (error) {
+      return this.completionFailed(scope, outcome.response, error, trace);
+    }
+    for (let i = 0; i < scope.outbox.length; i++) trace.metrics.push(MetricName.outboxPublished);
+    return { kind: 'stored', response: outcome.response };
+  }
+
+  /** Releases or marks `UNKNOWN` after a failure; a lost lease leaves the record to its new owner. */
+  async abandon(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
+    try {
+      trace.journalCalls++;
+      if (scope.effectStarted) {
+        await this.settings.journal.markUnknown(scope.pk, scope.leaseToken);
+        trace.status = 'unknown';
+        trace.metrics.push(MetricName.unknownAfterEffect);
+      } else {
+        await this.settings.journal.release(scope.pk, scope.leaseToken);
+        trace.status = 'released';
+        trace.metrics.push(MetricName.released);
+      }
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        trace.status = 'lease_lost';
+        return;
+      }
+      // The lease resolves it like a crash would: the error that made us abandon matters more.
+      trace.metrics.push(MetricName.journalError);
+    }
+  }
+
+  private async completionFailed(scope: AttemptScope, response: unknown, error: unknown, trace: AttemptTrace): Promise<Settlement> {
+    if (error instanceof LeaseLostError) {
+      trace.status = 'lease_lost';
+      const stored = error.existing;
+      if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
+      const current = await this.settings.journal.get(scope.pk).catch(() => undefined);
+      if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
+      throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
+    }
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
+      trace.metrics.push(MetricName.commitConflict);
+      await this.releaseAfterConflict(scope, trace);
+      trace.status = 'conflict';
+      throw error;
+    }
+    trace.metrics.push(MetricName.journalError);
+    if (scope.hasWrites) {
+      // Nothing committed: the caller must retry, and the lease will let that retry in.
+      trace.status = 'journal_unavailable';
+      throw error instanceof JournalUnavailableError ? error : new JournalUnavailableError('Completion failed', { cause: error });
+    }
+    trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
+    return { kind: 'not-stored', response };
+  }
+
+  private async releaseAfterConflict(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
+    const { journal } = this.settings;
+    try {
+      trace.journalCalls++;
+      if (scope.effectStarted) await journal.markUnknown(scope.pk, scope.leaseToken);
+      else await journal.release(scope.pk, scope.leaseToken);
+    } catch {
+      trace.metrics.push(MetricName.journalError);
+    }
+  }
+
+  private async recoverAfterEffect(record: JournalRecord, request: AttemptRequest, leaseMs: number, trace: AttemptTrace): Promise<Admission> {
+    const { journal, recover } = this.settings;
+    if (!recover) {
+      if (record.status === RecordStatus.inProgress) {
+        trace.journalCalls++;
+        await journal.markAbandonedUnknown(record.pk, record.leaseToken).catch((error) => {
+          if (!(error instanceof LeaseLostError)) throw error;
+        });
+        trace.metrics.push(MetricName.unknownAfterEffect);
+      }
+      trace.status = 'unknown';
+      throw new NeedsReviewError(record);
+    }
+    const admission = await this.takeOver(record, request, leaseMs, true, trace);
+    if (admission.kind !== 'run') return admission;
+    const scope = admission.scope;
+    let decision: RecoveryDecision;
+    try {
+      decision = await recover(scope);
+    } catch (error) {
+      await this.abandon(scope, trace);
+      throw error;
+    }
+    if (decision.outcome === 'rerun') return admission;
+    if (decision.outcome === 'completed') {
+      const settled = await this.settle(scope, { store: true, response: decision.response }, trace);
+      return { kind: 'replay', response: settled.response };
+    }
+    trace.journalCalls++;
+    await journal.markUnknown(scope.pk, scope.leaseToken);
+    trace.status = 'unknown';
+    trace.metrics.push(MetricName.unknownAfterEffect);
+    throw new NeedsReviewError(record);
+  }
+
+  private async takeOver(record: JournalRecord, request: AttemptRequest, leaseMs: number, recovering: boolean, trace: AttemptTrace): Promise<Admission> {
+    try {
+      trace.journalCalls++;
+      const taken = await this.settings.journal.takeOver(record.pk, record.leaseToken, leaseMs);
+      trace.status = 'recovered';
+      trace.metrics.push(MetricName.leaseTakeover);
+      return { kind: 'run', scope: this.scopeFor(taken, request, recovering, leaseMs, trace) };
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      // Another retry took it over first: that one now holds the lease.
+      throw this.inProgress(error.existing ?? record, trace);
+    }
+  }
+
+  private scopeFor(record: JournalRecord, request: AttemptRequest, recovering: boolean, leaseMs: number, trace: AttemptTrace): AttemptScope {
+    trace.attempt = record.attempt;
+    return new AttemptScope(this.settings.journal, record, request.key, request.scope, recovering, leaseMs, this.settings.clock, () => trace.journalCalls++);
+  }
+
+  private replay(response: unknown, trace: AttemptTrace): Admission {
+    trace.status = 'replay';
+    trace.metrics.push(MetricName.replay);
+    return { kind: 'replay', response };
+  }
+
+  private mismatch(trace: AttemptTrace): PayloadMismatchError {
+    trace.status = 'mismatch';
+    trace.metrics.push(MetricName.payloadMismatch);
+    return new PayloadMismatchError();
+  }
+
+  private inProgress(record: JournalRecord, trace: AttemptTrace): InProgressError {
+    trace.status = 'in_progress';
+    trace.attempt = record.attempt;
+    trace.metrics.push(MetricName.inProgressCollision);
+    return new InProgressError(this.settings.retryAfterSeconds, record);
+  }
+
+  private leaseMsFor(request: AttemptRequest): number {
+    if (this.settings.leaseMs !== undefined) return this.settings.leaseMs;
+    return request.remainingTimeMs !== undefined ? request.remainingTimeMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
+  }
+}

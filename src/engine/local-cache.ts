@@ -1,0 +1,37 @@
+import { LRUCache } from 'lru-cache';
+import type { JournalRecord } from '../journal/index.js';
+
+interface CachedOutcome {
+  readonly fingerprint: string;
+  readonly response: { readonly value: unknown };
+  readonly expiresAtEpochSeconds?: number;
+}
+
+/**
+ * Completed outcomes kept in the Lambda container, so a replay in a warm container costs no
+ * DynamoDB call. Only `COMPLETED` records are cached: they never change until they expire.
+ */
+export class LocalCache {
+  private readonly lru: LRUCache<string, CachedOutcome>;
+
+  constructor(maxItems: number) {
+    this.lru = new LRUCache({ max: maxItems });
+  }
+
+  /** The cached outcome of `pk`, if present and not expired at `nowEpochMs`. */
+  get(pk: string, nowEpochMs: number): CachedOutcome | undefined {
+    const hit = this.lru.get(pk);
+    if (!hit) return undefined;
+    if (hit.expiresAtEpochSeconds !== undefined && hit.expiresAtEpochSeconds * 1000 <= nowEpochMs) {
+      this.lru.delete(pk);
+      return undefined;
+    }
+    return hit;
+  }
+
+  /** Remembers a completed record. */
+  remember(record: Pick<JournalRecord, 'pk' | 'fingerprint' | 'response' | 'expiresAtEpochSeconds'>): void {
+    if (!record.response) return;
+    this.lru.set(record.pk, { fingerprint: record.fingerprint, response: record.response, expiresAtEpochSeconds: record.expiresAtEpochSeconds });
+  }
+}

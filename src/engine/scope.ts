@@ -1,0 +1,138 @@
+import { IdempotencyError } from '../errors/index.js';
+import type { Evidence, Journal, JournalRecord, OutboxEvent, TransactItem, UniqueClaim } from '../journal/index.js';
+import { sha256Hex } from './fingerprint.js';
+
+/** What a guarded handler can do with its idempotency record (see `idempotencyOf`). */
+export interface IdempotencyScope {
+  /** The client's idempotency key (or message id). */
+  readonly key: string;
+  /** `<tenant>#<operation>` (or `<consumer>` for queues). */
+  readonly scope: string;
+  /** 1 on the first reservation, +1 on each takeover. */
+  readonly attempt: number;
+  /** True when this attempt took over a record whose effect had started. */
+  readonly recovering: boolean;
+  /** Downstream references recorded by earlier attempts. */
+  readonly evidence: Readonly<Evidence>;
+  /** Durable marker before an irreversible effect: a crash after it is never silently re-run. */
+  beginEffect(name?: string): Promise<void>;
+  /** Records downstream references (charge id, ticket number) on the record. */
+  recordEvidence(refs: Evidence): Promise<void>;
+  /** A stable key for one downstream side effect: same scope, key and label give the same value. */
+  deriveKey(label: string): string;
+  /** Queues DocumentClient `TransactWriteItems` entries to commit with the completion. */
+  stage(...items: TransactItem[]): void;
+  /** Queues an outbox event committed with the completion; returns its stable event id. */
+  publish(event: { type: string; detail: unknown }): string;
+  /** Queues a long-lived uniqueness claim committed with the completion. */
+  claimUnique(name: string, value: string): void;
+  /** Extends the lease of this attempt. */
+  heartbeat(): Promise<void>;
+}
+
+/** Largest number of items one completion transaction may carry (DynamoDB's limit). */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+/** The scope of one attempt holding a lease; it queues writes until the completion. */
+export class AttemptScope implements IdempotencyScope {
+  readonly staged: TransactItem[] = [];
+  readonly uniqueClaims: UniqueClaim[] = [];
+  readonly outbox: OutboxEvent[] = [];
+  evidence: Evidence;
+  effectStarted: boolean;
+  private record: JournalRecord;
+
+  constructor(
+    private readonly journal: Journal,
+    record: JournalRecord,
+    readonly key: string,
+    readonly scope: string,
+    readonly recovering: boolean,
+    private readonly leaseMs: number,
+    private readonly clock: () => number,
+    private readonly onJournalCall: () => void,
+  ) {
+    this.record = record;
+    this.evidence = { ...record.evidence };
+    this.effectStarted = record.effectStarted;
+  }
+
+  get attempt(): number {
+    return this.record.attempt;
+  }
+
+  get pk(): string {
+    return this.record.pk;
+  }
+
+  get leaseToken(): string {
+    return this.record.leaseToken;
+  }
+
+  get createdAtEpochMs(): number {
+    return this.record.createdAtEpochMs;
+  }
+
+  async beginEffect(name = 'effect'): Promise<void> {
+    this.onJournalCall();
+    await this.journal.beginEffect(this.pk, this.leaseToken, name);
+    this.effectStarted = true;
+  }
+
+  async recordEvidence(refs: Evidence): Promise<void> {
+    this.onJournalCall();
+    await this.journal.recordEvidence(this.pk, this.leaseToken, refs);
+    this.evidence = { ...this.evidence, ...refs };
+  }
+
+  deriveKey(label: string): string {
+    return this.stableId('key', label);
+  }
+
+  stage(...items: TransactItem[]): void {
+    this.ensureRoom(items.length);
+    this.staged.push(...items);
+  }
+
+  publish(event: { type: string; detail: unknown }): string {
+    if (!event || typeof event.type !== 'string' || event.type.length === 0) {
+      throw new TypeError('publish() needs an event with a non-empty string type');
+    }
+    this.ensureRoom(1);
+    const eventId = this.stableId('event', String(this.outbox.length));
+    this.outbox.push({ eventId, type: event.type, detail: event.detail, occurredAt: new Date(this.clock()).toISOString() });
+    return eventId;
+  }
+
+  claimUnique(name: string, value: string): void {
+    if (!name || typeof value !== 'string' || !value) throw new TypeError('claimUnique() needs a name and a non-empty string value');
+    this.ensureRoom(1);
+    this.uniqueClaims.push({ name, value });
+  }
+
+  async heartbeat(): Promise<void> {
+    this.onJournalCall();
+    const leaseUntilEpochMs = await this.journal.heartbeat(this.pk, this.leaseToken, this.leaseMs);
+    this.record = { ...this.record, leaseUntilEpochMs };
+  }
+
+  /** True when the completion needs a transaction. */
+  get hasWrites(): boolean {
+    return this.staged.length + this.uniqueClaims.length + this.outbox.length > 0;
+  }
+
+  /**
+   * Ids derived from the record's `createdAt` stay stable across retries and takeovers of
+   * one logical operation, and change when an expired key is reused for new work.
+   */
+  private stableId(kind: string, label: string): string {
+    return sha256Hex(JSON.stringify([this.scope, this.key, this.record.createdAtEpochMs, kind, label])).slice(0, 32);
+  }
+
+  private ensureRoom(count: number): void {
+    const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length;
+    if (used + count > MAX_TRANSACTION_ITEMS) {
+      throw new IdempotencyError('too-many-writes', `A completion commits at most ${MAX_TRANSACTION_ITEMS} items, including its own record`);
+    }
+  }
+}

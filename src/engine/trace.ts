@@ -1,0 +1,33 @@
+import type { MetricName } from '../telemetry/metric-names.js';
+
+/** `idempotency_status` values of the per-attempt log line. */
+export type AttemptStatus =
+  | 'new'
+  | 'replay'
+  | 'in_progress'
+  | 'mismatch'
+  | 'expired'
+  | 'recovered'
+  | 'unknown'
+  | 'released'
+  | 'missing_key'
+  | 'invalid_key'
+  | 'conflict'
+  | 'lease_lost'
+  | 'journal_unavailable';
+
+/** What happened during one guarded attempt, filled in by the engine and the entry point. */
+export interface AttemptTrace {
+  status?: AttemptStatus;
+  attempt?: number;
+  journalCalls: number;
+  readonly metrics: MetricName[];
+  downstreamReference?: string;
+  /** Set when the completion write failed after the handler ran and its response was returned unstored. */
+  journalError?: Error;
+}
+
+/** A fresh trace. */
+export function newTrace(): AttemptTrace {
+  return { journalCalls: 0, metrics: [] };
+}

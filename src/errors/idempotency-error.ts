@@ -1,0 +1,128 @@
+import type { JournalRecord } from '../journal/journal.js';
+
+/**
+ * Root of every error the toolkit throws. Check with `instanceof`, never by `name`.
+ *
+ * @example
+ * try { await guarded(input) } catch (e) { if (e instanceof InProgressError) retryLater() }
+ */
+export class IdempotencyError extends Error {
+  /** Stable machine-readable code, also the suffix of the HTTP problem `type`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** The stored record a conflict error refers to. */
+export type ConflictingRecord = JournalRecord;
+
+/** The request carried no idempotency key and one is required. */
+export class KeyMissingError extends IdempotencyError {
+  constructor(message = 'An Idempotency-Key is required for this operation') {
+    super('idempotency-key-missing', message);
+  }
+}
+
+/** The key is empty, longer than 255 characters, or outside visible ASCII. */
+export class KeyInvalidError extends IdempotencyError {
+  constructor(message: string) {
+    super('idempotency-key-invalid', message);
+  }
+}
+
+/** The key was used before with a different request fingerprint. */
+export class PayloadMismatchError extends IdempotencyError {
+  constructor(readonly existing?: ConflictingRecord) {
+    super('idempotency-key-reused', 'This idempotency key was already used with a different request');
+  }
+}
+
+/** Another attempt with the same key still holds its lease. */
+export class InProgressError extends IdempotencyError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly existing?: ConflictingRecord,
+  ) {
+    super('request-in-progress', 'A request with this idempotency key is still in progress');
+  }
+}
+
+/** An effect may have happened and no machine can tell: an operator must resolve the record. */
+export class NeedsReviewError extends IdempotencyError {
+  constructor(readonly existing?: ConflictingRecord) {
+    super('needs-review', 'The outcome of an earlier attempt is unknown and needs review');
+  }
+}
+
+/** This attempt's lease was taken over; its writes are refused. */
+export class LeaseLostError extends IdempotencyError {
+  constructor(readonly existing?: ConflictingRecord) {
+    super('lease-lost', 'The lease on this idempotency record was taken over by another attempt');
+  }
+}
+
+/** A `claimUnique` value is already held by another operation; nothing was committed. */
+export class UniqueConflictError extends IdempotencyError {
+  constructor(
+    readonly claimName: string,
+    readonly claimValue: string,
+  ) {
+    super('uniqueness-conflict', `The unique value for '${claimName}' is already claimed`);
+  }
+}
+
+/** A staged write's own condition failed; nothing was committed. */
+export class WriteConflictError extends IdempotencyError {
+  constructor(
+    readonly itemIndex: number,
+    options?: { cause?: unknown },
+  ) {
+    super('write-conflict', `Staged write #${itemIndex} failed its condition`, options);
+  }
+}
+
+/** The journal could not be reached (after the SDK's own retries). */
+export class JournalUnavailableError extends IdempotencyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('journal-unavailable', message, options);
+  }
+}
+
+/** A completion write failed after the handler ran (logged and counted; never hides the outcome). */
+export class JournalError extends IdempotencyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('journal-error', message, options);
+  }
+}
+
+/** An operator tried to resolve a record that is absent, completed, or still leased. */
+export class NotResolvableError extends IdempotencyError {
+  constructor(readonly existing?: ConflictingRecord) {
+    super('not-resolvable', 'Only UNKNOWN records or records whose lease expired can be resolved');
+  }
+}
+
+/** The request cannot be guarded as sent (unknown event shape, ambiguous or too deeply nested body). */
+export class RequestInvalidError extends IdempotencyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid-request', message, options);
+  }
+}
+
+/** Options passed to a factory are invalid (unknown name, wrong type or range). */
+export class InvalidOptionsError extends IdempotencyError {
+  constructor(message: string) {
+    super('invalid-options', message);
+  }
+}
+
+/** The stored response cannot be written (for example, larger than the Lambda payload limit). */
+export class ResponseTooLargeError extends IdempotencyError {
+  constructor(readonly sizeBytes: number) {
+    super('response-too-large', `Response of ${sizeBytes} bytes exceeds what can be stored`);
+  }
+}

@@ -1,0 +1,1 @@
+export { makeIdempotent, type MakeIdempotentOptions } from './make-idempotent.js';

@@ -1,0 +1,93 @@
+import { bindScope, checkFunction, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope } from '../engine/index.js';
+import type { GuardOptions } from '../engine/index.js';
+import { InvalidOptionsError, KeyInvalidError, KeyMissingError } from '../errors/index.js';
+import { keyProblem } from '../http/key-header.js';
+import { requestPk } from '../journal/index.js';
+import { MetricDimension, Telemetry } from '../telemetry/index.js';
+
+/** Options of {@link makeIdempotent}. */
+export interface MakeIdempotentOptions<TInput> extends GuardOptions {
+  /** Operation part of the scope, for example `'reserveStock'`. */
+  readonly operation: string;
+  /** The idempotency key of an input. A missing key throws `KeyMissingError`. */
+  readonly key: (input: TInput) => string | undefined;
+  /**
+   * What the fingerprint covers.
+   * @default the whole input
+   */
+  readonly fingerprint?: (input: TInput) => unknown;
+  /**
+   * Tenant part of the scope.
+   * @default '-'
+   */
+  readonly tenant?: (input: TInput) => string;
+}
+
+/** A Lambda context, or any object standing for one outside Lambda. */
+type ContextLike = { awsRequestId?: string; getRemainingTimeInMillis?: () => number };
+
+const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 'tenant'];
+
+/**
+ * Wraps any async function with the idempotency engine: one execution per key, the stored
+ * result returned to every later call with the same key and input.
+ *
+ * @throws KeyMissingError, KeyInvalidError, PayloadMismatchError, InProgressError,
+ *   NeedsReviewError, UniqueConflictError, WriteConflictError, JournalUnavailableError
+ * @example
+ * const reserve = makeIdempotent(reserveStock, { journal, operation: 'reserveStock', key: (order) => order.id });
+ */
+export function makeIdempotent<TInput, TResult>(
+  fn: (input: TInput, context: ContextLike) => Promise<TResult>,
+  options: MakeIdempotentOptions<TInput>,
+): (input: TInput, context?: ContextLike) => Promise<TResult> {
+  if (typeof fn !== 'function') throw new InvalidOptionsError('makeIdempotent: the first argument must be a function');
+  rejectUnknownOptions('makeIdempotent', options, OPTION_NAMES);
+  const settings = resolveGuardOptions('makeIdempotent', options);
+  if (typeof options.operation !== 'string' || options.operation.length === 0) throw new InvalidOptionsError("makeIdempotent: 'operation' must be a non-empty string");
+  if (typeof options.key !== 'function') throw new InvalidOptionsError("makeIdempotent: 'key' must be a function");
+  checkFunction('makeIdempotent', 'fingerprint', options.fingerprint);
+  checkFunction('makeIdempotent', 'tenant', options.tenant);
+  const engine = new IdempotencyEngine(settings);
+  const telemetry = new Telemetry(MetricDimension.operation, options);
+
+  return async function idempotent(input: TInput, context: ContextLike = {}): Promise<TResult> {
+    const startedAtEpochMs = settings.clock();
+    const trace = newTrace();
+    const tenant = options.tenant ? options.tenant(input) : '-';
+    const identity = { requestId: context.awsRequestId, tenant, operation: options.operation, key: undefined as string | undefined, requestHash: undefined as string | undefined };
+    try {
+      const key = options.key(input);
+      if (key === undefined || key === null || key === '') {
+        trace.status = 'missing_key';
+        throw new KeyMissingError(`makeIdempotent(${options.operation}): the input has no idempotency key`);
+      }
+      const problem = typeof key === 'string' ? keyProblem(key) : 'must be a string';
+      if (problem) {
+        trace.status = 'invalid_key';
+        throw new KeyInvalidError(`The idempotency key ${problem}`);
+      }
+      identity.key = key;
+      const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(input) : input);
+      identity.requestHash = fingerprint;
+      const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+      const admission = await engine.admit({ pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs }, trace);
+      if (admission.kind === 'replay') return admission.response as TResult;
+      const scope = admission.scope;
+      bindScope(context, scope);
+      let result: TResult;
+      try {
+        result = await fn(input, context);
+      } catch (error) {
+        await engine.abandon(scope, trace);
+        throw error;
+      } finally {
+        unbindScope(context);
+      }
+      const settlement = await engine.settle(scope, { store: true, response: result }, trace);
+      return settlement.response as TResult;
+    } finally {
+      telemetry.emit(identity, trace, startedAtEpochMs, settings.clock());
+    }
+  };
+}

@@ -1,0 +1,84 @@
+import { RequestInvalidError } from '../errors/index.js';
+
+/** Which API Gateway / ALB payload an event is. Function URLs use the v2 shape. */
+export type EventFlavor = 'v1' | 'v2' | 'alb';
+
+/** The parts of an HTTP Lambda event the guard needs, whatever its flavor. */
+export interface HttpRequestView {
+  readonly flavor: EventFlavor;
+  readonly method: string;
+  readonly path: string;
+  readonly route: string;
+  readonly query: Record<string, unknown>;
+  readonly headers: Record<string, string | undefined>;
+  readonly multiValueHeaders?: Record<string, string[] | undefined>;
+  /** A string as delivered, or a value already parsed by a body-parser middleware. */
+  readonly body: unknown;
+  readonly isBase64Encoded: boolean;
+  readonly authorizer: Record<string, any> | undefined;
+  readonly identity: Record<string, any> | undefined;
+}
+
+type AnyEvent = Record<string, any>;
+
+/**
+ * Reads an API Gateway REST (v1), HTTP API (v2), Function URL or ALB event.
+ *
+ * @throws RequestInvalidError for any other shape
+ */
+export function viewHttpEvent(event: unknown): HttpRequestView {
+  if (!event || typeof event !== 'object') throw new RequestInvalidError('The event is not an HTTP event');
+  const e = event as AnyEvent;
+  const context = (e.requestContext ?? {}) as AnyEvent;
+  if (e.version === '2.0' && typeof context.http?.method === 'string') {
+    const method = String(context.http.method).toUpperCase();
+    const path = String(e.rawPath ?? context.http.path ?? '/');
+    const route = typeof e.routeKey === 'string' && e.routeKey !== '$default' ? e.routeKey : `${method} ${path}`;
+    return {
+      flavor: 'v2',
+      method,
+      path,
+      route,
+      query: e.queryStringParameters ?? {},
+      headers: e.headers ?? {},
+      body: e.body,
+      isBase64Encoded: e.isBase64Encoded === true,
+      authorizer: context.authorizer,
+      identity: undefined,
+    };
+  }
+  if (typeof e.httpMethod === 'string') {
+    const flavor: EventFlavor = context.elb ? 'alb' : 'v1';
+    const method = e.httpMethod.toUpperCase();
+    const path = String(e.path ?? '/');
+    return {
+      flavor,
+      method,
+      path,
+      route: `${method} ${flavor === 'v1' && typeof e.resource === 'string' ? e.resource : path}`,
+      query: e.multiValueQueryStringParameters ?? e.queryStringParameters ?? {},
+      headers: e.headers ?? {},
+      multiValueHeaders: e.multiValueHeaders ?? undefined,
+      body: e.body,
+      isBase64Encoded: e.isBase64Encoded === true,
+      authorizer: context.authorizer,
+      identity: context.identity,
+    };
+  }
+  throw new RequestInvalidError('Unsupported event shape: expected API Gateway REST, HTTP API, Function URL or ALB');
+}
+
+/**
+ * The tenant from the authorizer, never from a client header: v2 JWT `claims.sub`; v2 Lambda
+ * authorizer `lambda.tenantId ?? principalId`; IAM `userArn`; v1 `principalId ?? claims.sub`;
+ * `'-'` when there is none.
+ */
+export function defaultTenant(view: HttpRequestView): string {
+  const a = view.authorizer ?? {};
+  const candidates =
+    view.flavor === 'v2'
+      ? [a.jwt?.claims?.sub, a.lambda?.tenantId, a.lambda?.principalId, a.principalId, a.iam?.userArn]
+      : [a.principalId, a.claims?.sub, view.identity?.userArn];
+  const tenant = candidates.find((value) => typeof value === 'string' && value.length > 0);
+  return tenant ?? '-';
+}

@@ -1,0 +1,52 @@
+/** The HTTP response a Lambda handler returns to API Gateway, a Function URL or an ALB. */
+export interface HttpResponse {
+  statusCode: number;
+  statusDescription?: string;
+  headers?: Record<string, string | number | boolean>;
+  multiValueHeaders?: Record<string, Array<string | number | boolean>>;
+  body?: string;
+  isBase64Encoded?: boolean;
+  cookies?: string[];
+}
+
+/** Headers always stored with a response besides the configured ones. */
+export const ALWAYS_REPLAYED_HEADERS = ['content-type', 'location'] as const;
+/** Headers never stored, whatever the configuration says. */
+const NEVER_REPLAYED_HEADERS = new Set(['set-cookie']);
+/** Header marking an answer as a replay of a stored outcome. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
+ * Turns whatever the handler returned into an HTTP response. HTTP APIs accept a bare value
+ * and answer it as 200 JSON; storing that normalized form makes the replay byte-identical.
+ */
+export function normalizeResponse(result: unknown): HttpResponse {
+  if (result && typeof result === 'object' && typeof (result as HttpResponse).statusCode === 'number') return result as HttpResponse;
+  if (typeof result === 'string') return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };
+  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result === undefined ? '' : JSON.stringify(result) };
+}
+
+/** Whether an outcome is stored and replayed (2xx–4xx except 408 and 429) or released. */
+export function isStorableStatus(statusCode: number): boolean {
+  return statusCode < 500 && statusCode !== 408 && statusCode !== 429;
+}
+
+/** The part of a response that is stored: status, body and allow-listed headers. */
+export function storedForm(response: HttpResponse, replayHeaders: ReadonlySet<string>): HttpResponse {
+  const keep = (name: string) => replayHeaders.has(name.toLowerCase()) && !NEVER_REPLAYED_HEADERS.has(name.toLowerCase());
+  const stored: HttpResponse = { statusCode: response.statusCode, body: response.body ?? '' };
+  if (response.statusDescription !== undefined) stored.statusDescription = response.statusDescription;
+  if (response.isBase64Encoded) stored.isBase64Encoded = true;
+  if (response.headers) stored.headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => keep(name)));
+  if (response.multiValueHeaders) {
+    stored.multiValueHeaders = Object.fromEntries(Object.entries(response.multiValueHeaders).filter(([name]) => keep(name)));
+  }
+  return stored;
+}
+
+/** The answer to a replay: the stored response plus `Idempotent-Replayed: true`. */
+export function replayResponse(stored: HttpResponse): HttpResponse {
+  const replay: HttpResponse = { ...stored, headers: { ...(stored.headers ?? {}), [REPLAYED_HEADER]: 'true' } };
+  if (stored.multiValueHeaders) replay.multiValueHeaders = { ...stored.multiValueHeaders, [REPLAYED_HEADER]: ['true'] };
+  return replay;
+}

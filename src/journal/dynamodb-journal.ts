@@ -1,0 +1,361 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { LeaseLostError, NotResolvableError } from '../errors/index.js';
+import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
+import { expiryFromNow, newLeaseToken, outboxItem, uniqueItem } from './items.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import { chunkCount, recordFromItem, type JournalItem } from './record-item.js';
+import { decodeChunks, encodeResponse, type EncodedResponse } from './response-codec.js';
+import { chunkPk, RecordKind, RecordStatus } from './schema.js';
+
+/** Options of {@link DynamoDBJournal}. */
+export interface DynamoDBJournalOptions {
+  /** Name of the journal table (partition key `pk`, TTL on `expiresAt`). */
+  readonly tableName: string;
+  /**
+   * A `DynamoDBClient` or `DynamoDBDocumentClient`.
+   * @default a new DynamoDBClient from the environment
+   */
+  readonly client?: DynamoDBClient | DynamoDBDocumentClient;
+  /**
+   * Epoch milliseconds now.
+   * @default Date.now
+   */
+  readonly clock?: () => number;
+}
+
+const NAMES = { '#pk': 'pk', '#status': 'status' };
+const BATCH_WRITE_MAX_ITEMS = 25;
+
+/**
+ * The idempotency journal on DynamoDB. Reservation is one conditional `PutItem` that returns
+ * the existing item on conflict; every later write is fenced on the caller's lease token.
+ *
+ * @example
+ * const journal = new DynamoDBJournal({ tableName: process.env.IDEMKIT_TABLE_NAME! });
+ */
+export class DynamoDBJournal implements Journal {
+  readonly tableName: string;
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly clock: () => number;
+
+  constructor(options: DynamoDBJournalOptions) {
+    if (!options || typeof options.tableName !== 'string' || options.tableName.length < 3) {
+      throw new TypeError('DynamoDBJournal needs a tableName of at least 3 characters');
+    }
+    this.tableName = options.tableName;
+    this.clock = options.clock ?? Date.now;
+    const client = options.client ?? new DynamoDBClient({});
+    this.doc =
+      client instanceof DynamoDBDocumentClient
+        ? client
+        : DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const now = this.clock();
+    const item: JournalItem = {
+      pk: request.pk,
+      kind: RecordKind.request,
+      status: RecordStatus.inProgress,
+      fingerprint: request.fingerprint,
+      leaseToken: newLeaseToken(),
+      leaseUntil: now + request.leaseMs,
+      attempt: 1,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: expiryFromNow(now, request.ttlSeconds),
+      evidence: {},
+      effectStarted: false,
+    };
+    try {
+      const out = await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#pk) OR expiresAt <= :nowSeconds',
+          ExpressionAttributeNames: { '#pk': 'pk' },
+          ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { reserved: true, record: recordFromItem(item), replacedExpired: out.Attributes !== undefined };
+    } catch (error) {
+      const existing = isConditionFailure(error) ? oldItemOf(error) : undefined;
+      if (!existing) throw toJournalError(error, 'reserve');
+      const record = recordFromItem(existing);
+      const replayable = record.status === RecordStatus.completed && record.fingerprint === request.fingerprint;
+      return { reserved: false, record: replayable ? await this.withChunks(existing, record) : record };
+    }
+  }
+
+  async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
+    const now = this.clock();
+    const out = await this.fencedUpdate('takeOver', {
+      Key: { pk },
+      UpdateExpression: 'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now',
+      ConditionExpression: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':new': newLeaseToken(),
+        ':old': expectedToken,
+        ':until': now + leaseMs,
+        ':one': 1,
+        ':now': now,
+        ':completed': RecordStatus.completed,
+        ':unknown': RecordStatus.unknown,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    return recordFromItem(out);
+  }
+
+  async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
+    const now = this.clock();
+    const leaseUntil = now + leaseMs;
+    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :now', { ':until': leaseUntil, ':now': now });
+    return leaseUntil;
+  }
+
+  async beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void> {
+    // The record stops expiring: once an effect may have happened, only an outcome or an operator may end it.
+    await this.fenced('beginEffect', pk, leaseToken, 'SET effectStarted = :true, effectName = :name, updatedAt = :now REMOVE expiresAt', {
+      ':true': true,
+      ':name': effectName,
+      ':now': this.clock(),
+    });
+  }
+
+  async recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void> {
+    const entries = Object.entries(evidence);
+    if (entries.length === 0) return;
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':now': this.clock() };
+    const sets = entries.map(([name, value], i) => {
+      names[`#e${i}`] = name;
+      values[`:e${i}`] = value;
+      return `evidence.#e${i} = :e${i}`;
+    });
+    await this.fenced('recordEvidence', pk, leaseToken, `SET ${sets.join(', ')}, updatedAt = :now`, values, names);
+  }
+
+  async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
+    const now = this.clock();
+    const encoded = encodeResponse(response);
+    if (encoded.encoding === 'chunked') await this.writeChunks(pk, leaseToken, encoded.chunks, now, ttlSeconds);
+    const completion = this.completionUpdate(pk, leaseToken, encoded, now, ttlSeconds);
+    const hasWrites = writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
+    if (!hasWrites) {
+      await this.fencedUpdate('complete', completion);
+      return;
+    }
+    const items: TransactItem[] = [
+      { Update: { TableName: this.tableName, ...completion, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as NonNullable<TransactItem['Update']> },
+      ...writes.uniqueClaims.map((claim) => this.putIfAbsent(uniqueItem(claim, pk, now))),
+      ...writes.outbox.map((event) => this.putIfAbsent(outboxItem(event, pk, now))),
+      ...writes.staged,
+    ];
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: items as never }));
+    } catch (error) {
+      throw classifyCancellation(error, { uniqueClaims: writes.uniqueClaims, stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length });
+    }
+  }
+
+  async markUnknown(pk: string, leaseToken: string): Promise<void> {
+    await this.fenced('markUnknown', pk, leaseToken, 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt', {
+      ':unknown': RecordStatus.unknown,
+      ':now': this.clock(),
+    }, { '#status': 'status' });
+  }
+
+  async markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
+    const now = this.clock();
+    const out = await this.fencedUpdate('markAbandonedUnknown', {
+      Key: { pk },
+      UpdateExpression: 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
+      ConditionExpression: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':old': leaseToken, ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now },
+      ReturnValues: 'ALL_NEW',
+    });
+    return recordFromItem(out);
+  }
+
+  async release(pk: string, leaseToken: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk },
+          ConditionExpression: 'leaseToken = :mine AND #status <> :completed',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':mine': leaseToken, ':completed': RecordStatus.completed },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (error) {
+      throw this.fenceError(error, 'release');
+    }
+  }
+
+  async get(pk: string): Promise<JournalRecord | undefined> {
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk }, ConsistentRead: true }));
+      return out.Item ? this.withChunks(out.Item, recordFromItem(out.Item)) : undefined;
+    } catch (error) {
+      throw toJournalError(error, 'get');
+    }
+  }
+
+  async resolve(pk: string, resolution: Resolution): Promise<void> {
+    const now = this.clock();
+    const condition = '#status = :unknown OR (#status = :inProgress AND leaseUntil < :now)';
+    const values = { ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now };
+    try {
+      if (resolution.outcome === 'released') {
+        await this.doc.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: { pk },
+            ConditionExpression: condition,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return;
+      }
+      const token = newLeaseToken();
+      const encoded = encodeResponse(resolution.response);
+      if (encoded.encoding === 'chunked') await this.writeChunks(pk, token, encoded.chunks, now, resolution.ttlSeconds);
+      const update = this.completionUpdate(pk, token, encoded, now, resolution.ttlSeconds);
+      // An operator is not fenced by a lease: the condition is on the record's state instead.
+      const { ':mine': _unused, ...completionValues } = update.ExpressionAttributeValues;
+      await this.doc.send(
+        new UpdateCommand({
+          ...update,
+          TableName: this.tableName,
+          UpdateExpression: `${update.UpdateExpression}, leaseToken = :token`,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: { ...completionValues, ...values, ':token': token },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw toJournalError(error, 'resolve');
+      const old = oldItemOf(error);
+      throw new NotResolvableError(old ? recordFromItem(old) : undefined);
+    }
+  }
+
+  private completionUpdate(pk: string, leaseToken: string, encoded: EncodedResponse, now: number, ttlSeconds: number) {
+    const payload = encoded.encoding === 'json' ? encoded.text : encoded.encoding === 'gzip' ? encoded.bytes : undefined;
+    const sets = ['#status = :completed', 'responseEncoding = :encoding', 'updatedAt = :now', 'expiresAt = :expiresAt'];
+    const values: Record<string, unknown> = {
+      ':completed': RecordStatus.completed,
+      ':encoding': encoded.encoding,
+      ':now': now,
+      ':expiresAt': expiryFromNow(now, ttlSeconds),
+      ':mine': leaseToken,
+    };
+    if (payload !== undefined) {
+      sets.push('#response = :response');
+      values[':response'] = payload;
+    } else {
+      sets.push('responseChunks = :chunks');
+      values[':chunks'] = (encoded as { chunks: readonly Uint8Array[] }).chunks.length;
+    }
+    return {
+      Key: { pk },
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'leaseToken = :mine AND #status <> :completed',
+      ExpressionAttributeNames: { '#status': 'status', ...(payload !== undefined ? { '#response': 'response' } : {}) },
+      ExpressionAttributeValues: values,
+    };
+  }
+
+  private async writeChunks(pk: string, leaseToken: string, chunks: readonly Uint8Array[], now: number, ttlSeconds: number): Promise<void> {
+    const expiresAt = expiryFromNow(now, ttlSeconds);
+    const requests = chunks.map((data, i) => ({ PutRequest: { Item: { pk: chunkPk(pk, leaseToken, i), kind: RecordKind.chunk, data, expiresAt } } }));
+    for (let start = 0; start < requests.length; start += BATCH_WRITE_MAX_ITEMS) {
+      let pending: typeof requests | undefined = requests.slice(start, start + BATCH_WRITE_MAX_ITEMS);
+      while (pending && pending.length > 0) {
+        try {
+          const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+          pending = out.UnprocessedItems?.[this.tableName] as typeof requests | undefined;
+        } catch (error) {
+          throw toJournalError(error, 'writeChunks');
+        }
+      }
+    }
+  }
+
+  private async withChunks(item: JournalItem, record: JournalRecord): Promise<JournalRecord> {
+    const count = chunkCount(item);
+    if (count === 0) return record;
+    const keys = Array.from({ length: count }, (_, i) => ({ pk: chunkPk(record.pk, record.leaseToken, i) }));
+    const found = new Map<string, Uint8Array>();
+    let pending: typeof keys | undefined = keys;
+    try {
+      while (pending && pending.length > 0) {
+        const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
+        for (const chunk of out.Responses?.[this.tableName] ?? []) found.set(chunk.pk as string, chunk.data as Uint8Array);
+        pending = out.UnprocessedKeys?.[this.tableName]?.Keys as typeof keys | undefined;
+      }
+    } catch (error) {
+      throw toJournalError(error, 'readChunks');
+    }
+    const chunks = keys.map(({ pk }) => found.get(pk));
+    if (chunks.some((chunk) => chunk === undefined)) {
+      throw toJournalError(new Error(`Missing response chunks for a completed record`), 'readChunks');
+    }
+    return { ...record, response: decodeChunks(chunks as Uint8Array[]) };
+  }
+
+  private putIfAbsent(item: Record<string, unknown>): TransactItem {
+    return { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': NAMES['#pk'] } } };
+  }
+
+  private async fenced(
+    operation: string,
+    pk: string,
+    leaseToken: string,
+    updateExpression: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): Promise<void> {
+    await this.fencedUpdate(operation, {
+      Key: { pk },
+      UpdateExpression: updateExpression,
+      ConditionExpression: 'leaseToken = :mine',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':mine': leaseToken },
+    });
+  }
+
+  private async fencedUpdate(operation: string, input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<JournalItem> {
+    try {
+      const out = await this.doc.send(new UpdateCommand({ ...input, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+      return (out.Attributes ?? {}) as JournalItem;
+    } catch (error) {
+      throw this.fenceError(error, operation);
+    }
+  }
+
+  private fenceError(error: unknown, operation: string): Error {
+    if (!isConditionFailure(error)) return toJournalError(error, operation);
+    const old = oldItemOf(error);
+    return new LeaseLostError(old ? recordFromItem(old) : undefined);
+  }
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { outboxPk, RecordKind, uniquePk } from './schema.js';
+import type { OutboxEvent, UniqueClaim } from './journal.js';
+
+/** Outbox items outlive their dispatch by this long, then DynamoDB TTL removes them. */
+export const OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
+
+/** A fresh, unguessable lease token. */
+export function newLeaseToken(): string {
+  return randomUUID();
+}
+
+/** The `outbox#<eventId>` item written by the completion transaction. */
+export function outboxItem(event: OutboxEvent, sourcePk: string, nowEpochMs: number): Record<string, unknown> {
+  return {
+    pk: outboxPk(event.eventId),
+    kind: RecordKind.outbox,
+    eventId: event.eventId,
+    type: event.type,
+    detail: JSON.stringify(event.detail ?? null),
+    occurredAt: event.occurredAt,
+    source: sourcePk,
+    expiresAt: Math.floor(nowEpochMs / 1000) + OUTBOX_RETENTION_SECONDS,
+  };
+}
+
+/** The `uniq#<name>#<value>` item: no `expiresAt`, a business rule does not lapse. */
+export function uniqueItem(claim: UniqueClaim, ownerPk: string, nowEpochMs: number): Record<string, unknown> {
+  return {
+    pk: uniquePk(claim.name, claim.value),
+    kind: RecordKind.unique,
+    claimName: claim.name,
+    claimValue: claim.value,
+    claimedBy: ownerPk,
+    createdAt: nowEpochMs,
+  };
+}
+
+/** Epoch seconds `ttlSeconds` from now. */
+export function expiryFromNow(nowEpochMs: number, ttlSeconds: number): number {
+  return Math.floor(nowEpochMs / 1000) + ttlSeconds;
+}
+
+/** A record past its `expiresAt` is treated as absent, whatever DynamoDB TTL has done with it. */
+export function isExpired(expiresAtEpochSeconds: number | undefined, nowEpochMs: number): boolean {
+  return expiresAtEpochSeconds !== undefined && expiresAtEpochSeconds * 1000 <= nowEpochMs;
+}

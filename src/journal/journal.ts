@@ -1,0 +1,101 @@
+import type { RecordStatus } from './schema.js';
+
+/** Downstream references recorded by an attempt (charge ids, ticket numbers...). */
+export type Evidence = Record<string, string | number>;
+
+/**
+ * One DocumentClient `TransactWriteItems` entry staged by a handler, committed together
+ * with the completion of its record.
+ */
+export type TransactItem = {
+  Put?: { TableName: string; Item: Record<string, unknown>; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+  Update?: { TableName: string; Key: Record<string, unknown>; UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+  Delete?: { TableName: string; Key: Record<string, unknown>; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+  ConditionCheck?: { TableName: string; Key: Record<string, unknown>; ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+};
+
+/** An event queued by `publish()`, written as an `outbox#<eventId>` item at completion. */
+export interface OutboxEvent {
+  readonly eventId: string;
+  readonly type: string;
+  readonly detail: unknown;
+  readonly occurredAt: string;
+}
+
+/** A long-lived business uniqueness claim, written as a `uniq#<name>#<value>` item. */
+export interface UniqueClaim {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** What a handler queued for its completion transaction. */
+export interface CompletionWrites {
+  readonly staged: readonly TransactItem[];
+  readonly uniqueClaims: readonly UniqueClaim[];
+  readonly outbox: readonly OutboxEvent[];
+}
+
+/** A journal record as the engine sees it (decoded; times carry their unit). */
+export interface JournalRecord {
+  readonly pk: string;
+  readonly status: RecordStatus;
+  readonly fingerprint: string;
+  readonly leaseToken: string;
+  readonly leaseUntilEpochMs: number;
+  readonly attempt: number;
+  readonly createdAtEpochMs: number;
+  readonly updatedAtEpochMs: number;
+  /** Absent while an effect may have happened without a recorded outcome. */
+  readonly expiresAtEpochSeconds?: number;
+  /** Present once completed; `{ value: undefined }` is a valid, empty outcome. */
+  readonly response?: { readonly value: unknown };
+  readonly evidence: Evidence;
+  readonly effectStarted: boolean;
+  readonly effectName?: string;
+}
+
+/** Input of {@link Journal.reserve}. */
+export interface ReserveRequest {
+  readonly pk: string;
+  readonly fingerprint: string;
+  readonly leaseMs: number;
+  readonly ttlSeconds: number;
+}
+
+/** Result of {@link Journal.reserve}: either this attempt owns a fresh record, or the existing one came back. */
+export type ReserveResult =
+  | { readonly reserved: true; readonly record: JournalRecord; readonly replacedExpired: boolean }
+  | { readonly reserved: false; readonly record: JournalRecord };
+
+/** How an operator resolves a record no machine could decide. */
+export type Resolution = { readonly outcome: 'completed'; readonly response: unknown; readonly ttlSeconds: number } | { readonly outcome: 'released' };
+
+/**
+ * Storage primitives of the idempotency journal. Every write after `reserve` is fenced on
+ * the caller's lease token: a caller whose lease was taken over gets `LeaseLostError`
+ * carrying the stored record.
+ */
+export interface Journal {
+  /** One conditional write: claims an absent or expired key, or returns the existing record. */
+  reserve(request: ReserveRequest): Promise<ReserveResult>;
+  /** Takes over an expired lease (or an `UNKNOWN` record) held under `expectedToken`. */
+  takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord>;
+  /** Extends the lease; returns the new `leaseUntil` (epoch ms). */
+  heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number>;
+  /** Durably marks that an irreversible effect is about to start; the record stops expiring. */
+  beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void>;
+  /** Merges downstream references into the record's evidence. */
+  recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void>;
+  /** Stores the outcome and commits the queued writes in one transaction. */
+  complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void>;
+  /** Marks the record `UNKNOWN` (no expiry) while holding `leaseToken`. */
+  markUnknown(pk: string, leaseToken: string): Promise<void>;
+  /** Marks an abandoned record `UNKNOWN`: only if `leaseToken` still holds it and its lease expired. */
+  markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord>;
+  /** Deletes the record so a retry runs again. */
+  release(pk: string, leaseToken: string): Promise<void>;
+  /** Strongly consistent read of one record, with its full response. */
+  get(pk: string): Promise<JournalRecord | undefined>;
+  /** Operator action on an `UNKNOWN` record or an expired lease. */
+  resolve(pk: string, resolution: Resolution): Promise<void>;
+}

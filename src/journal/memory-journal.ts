@@ -1,0 +1,218 @@
+import { LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { encodeResponse } from './response-codec.js';
+import { expiryFromNow, isExpired, newLeaseToken, outboxItem, uniqueItem } from './items.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import { RecordStatus } from './schema.js';
+
+/** Options of {@link MemoryJournal}. */
+export interface MemoryJournalOptions {
+  /**
+   * Epoch milliseconds now.
+   * @default Date.now
+   */
+  readonly clock?: () => number;
+  /**
+   * Key attribute names of the tables that staged writes target.
+   * @default { '*': ['pk', 'sk'] } (whichever of them an item has)
+   */
+  readonly tableKeys?: Record<string, readonly string[]>;
+}
+
+type MutableRecord = { -readonly [K in keyof JournalRecord]: JournalRecord[K] };
+
+/** Name of the in-memory table holding uniqueness claims and outbox items. */
+export const MEMORY_JOURNAL_TABLE = 'memory-journal';
+
+/**
+ * The journal in memory, with the same rules as {@link DynamoDBJournal}: for unit tests,
+ * examples and single-process tools. Staged `Put`/`Delete` items land in {@link tables}.
+ *
+ * @example
+ * const journal = new MemoryJournal();
+ * const handler = middy(fn).use(httpIdempotency({ journal }));
+ */
+export class MemoryJournal implements Journal {
+  /** In-memory tables written by staged items, uniqueness claims and outbox events, by table name. */
+  readonly tables = new Map<string, Map<string, Record<string, unknown>>>();
+  private readonly records = new Map<string, MutableRecord>();
+  private readonly clock: () => number;
+  private readonly tableKeys: Record<string, readonly string[]>;
+
+  constructor(options: MemoryJournalOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+    this.tableKeys = options.tableKeys ?? {};
+  }
+
+  async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const now = this.clock();
+    const existing = this.records.get(request.pk);
+    if (existing && !isExpired(existing.expiresAtEpochSeconds, now)) return { reserved: false, record: copy(existing) };
+    const record: MutableRecord = {
+      pk: request.pk,
+      status: RecordStatus.inProgress,
+      fingerprint: request.fingerprint,
+      leaseToken: newLeaseToken(),
+      leaseUntilEpochMs: now + request.leaseMs,
+      attempt: 1,
+      createdAtEpochMs: now,
+      updatedAtEpochMs: now,
+      expiresAtEpochSeconds: expiryFromNow(now, request.ttlSeconds),
+      evidence: {},
+      effectStarted: false,
+    };
+    this.records.set(request.pk, record);
+    return { reserved: true, record: copy(record), replacedExpired: existing !== undefined };
+  }
+
+  async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
+    const now = this.clock();
+    const record = this.fenced(pk, expectedToken, (r) => r.status !== RecordStatus.completed && (r.leaseUntilEpochMs < now || r.status === RecordStatus.unknown));
+    Object.assign(record, { leaseToken: newLeaseToken(), leaseUntilEpochMs: now + leaseMs, attempt: record.attempt + 1, updatedAtEpochMs: now });
+    return copy(record);
+  }
+
+  async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
+    const now = this.clock();
+    const record = this.fenced(pk, leaseToken);
+    Object.assign(record, { leaseUntilEpochMs: now + leaseMs, updatedAtEpochMs: now });
+    return record.leaseUntilEpochMs;
+  }
+
+  async beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void> {
+    const record = this.fenced(pk, leaseToken);
+    Object.assign(record, { effectStarted: true, effectName, expiresAtEpochSeconds: undefined, updatedAtEpochMs: this.clock() });
+  }
+
+  async recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void> {
+    const record = this.fenced(pk, leaseToken);
+    Object.assign(record, { evidence: { ...record.evidence, ...evidence }, updatedAtEpochMs: this.clock() });
+  }
+
+  async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
+    const now = this.clock();
+    encodeResponse(response); // the same size limit as DynamoDB
+    const record = this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
+    if (writes) this.commitWrites(pk, writes, now);
+    Object.assign(record, {
+      status: RecordStatus.completed,
+      response: { value: structuredCloneOrSelf(response) },
+      expiresAtEpochSeconds: expiryFromNow(now, ttlSeconds),
+      updatedAtEpochMs: now,
+    });
+  }
+
+  async markUnknown(pk: string, leaseToken: string): Promise<void> {
+    const record = this.fenced(pk, leaseToken);
+    Object.assign(record, { status: RecordStatus.unknown, expiresAtEpochSeconds: undefined, updatedAtEpochMs: this.clock() });
+  }
+
+  async markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
+    const now = this.clock();
+    const record = this.fenced(pk, leaseToken, (r) => r.status === RecordStatus.inProgress && r.leaseUntilEpochMs < now);
+    Object.assign(record, { status: RecordStatus.unknown, expiresAtEpochSeconds: undefined, updatedAtEpochMs: now });
+    return copy(record);
+  }
+
+  async release(pk: string, leaseToken: string): Promise<void> {
+    this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
+    this.records.delete(pk);
+  }
+
+  async get(pk: string): Promise<JournalRecord | undefined> {
+    const record = this.records.get(pk);
+    return record ? copy(record) : undefined;
+  }
+
+  async resolve(pk: string, resolution: Resolution): Promise<void> {
+    const now = this.clock();
+    const record = this.records.get(pk);
+    const resolvable = record && (record.status === RecordStatus.unknown || (record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < now));
+    if (!record || !resolvable) throw new NotResolvableError(record ? copy(record) : undefined);
+    if (resolution.outcome === 'released') {
+      this.records.delete(pk);
+      return;
+    }
+    Object.assign(record, {
+      status: RecordStatus.completed,
+      leaseToken: newLeaseToken(),
+      response: { value: structuredCloneOrSelf(resolution.response) },
+      expiresAtEpochSeconds: expiryFromNow(now, resolution.ttlSeconds),
+      updatedAtEpochMs: now,
+    });
+  }
+
+  private fenced(pk: string, leaseToken: string, extra: (record: MutableRecord) => boolean = () => true): MutableRecord {
+    const record = this.records.get(pk);
+    if (!record || record.leaseToken !== leaseToken || !extra(record)) throw new LeaseLostError(record ? copy(record) : undefined);
+    return record;
+  }
+
+  /** Applies the completion's writes all-or-nothing: every condition is checked before anything lands. */
+  private commitWrites(pk: string, writes: CompletionWrites, now: number): void {
+    const journalTable = this.table(MEMORY_JOURNAL_TABLE);
+    const claims = writes.uniqueClaims.map((claim) => ({ claim, item: uniqueItem(claim, pk, now) }));
+    const taken = claims.find(({ item }) => journalTable.has(item.pk as string));
+    if (taken) throw new UniqueConflictError(taken.claim.name, taken.claim.value);
+    const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
+    for (const { item } of claims) journalTable.set(item.pk as string, item);
+    for (const event of writes.outbox) {
+      const item = outboxItem(event, pk, now);
+      journalTable.set(item.pk as string, item);
+    }
+    for (const apply of staged) apply();
+  }
+
+  private planStaged(entry: TransactItem, index: number): () => void {
+    if (entry.Put) {
+      const { TableName, Item, ConditionExpression } = entry.Put;
+      const key = this.keyOf(TableName, Item);
+      this.checkCondition(TableName, key, ConditionExpression, index);
+      return () => this.table(TableName).set(key, structuredCloneOrSelf(Item));
+    }
+    if (entry.Delete) {
+      const { TableName, Key, ConditionExpression } = entry.Delete;
+      const key = this.keyOf(TableName, Key);
+      this.checkCondition(TableName, key, ConditionExpression, index);
+      return () => this.table(TableName).delete(key);
+    }
+    throw new TypeError('MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck');
+  }
+
+  private checkCondition(tableName: string, key: string, condition: string | undefined, index: number): void {
+    if (!condition) return;
+    const exists = this.table(tableName).has(key);
+    if (/^attribute_not_exists\(\s*[#\w]+\s*\)$/.test(condition.trim())) {
+      if (exists) throw new WriteConflictError(index);
+      return;
+    }
+    if (/^attribute_exists\(\s*[#\w]+\s*\)$/.test(condition.trim())) {
+      if (!exists) throw new WriteConflictError(index);
+      return;
+    }
+    throw new TypeError(`MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`);
+  }
+
+  private keyOf(tableName: string, item: Record<string, unknown>): string {
+    const names = this.tableKeys[tableName] ?? ['pk', 'sk'];
+    return JSON.stringify(names.filter((name) => item[name] !== undefined).map((name) => item[name]));
+  }
+
+  private table(name: string): Map<string, Record<string, unknown>> {
+    let table = this.tables.get(name);
+    if (!table) this.tables.set(name, (table = new Map()));
+    return table;
+  }
+}
+
+function copy(record: MutableRecord): JournalRecord {
+  return structuredCloneOrSelf(record);
+}
+
+/** Deep copy so callers never alias stored state; values that cannot be cloned are kept as they are. */
+function structuredCloneOrSelf<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+}

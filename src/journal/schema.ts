@@ -1,0 +1,96 @@
+/**
+ * The journal table's schema: attribute names, record kinds and key builders.
+ *
+ * Pure constants and string functions only, so the CDK constructs in `lib/` can import
+ * them and the deployed table can never drift from what the runtime reads and writes.
+ */
+
+/** Partition key attribute of the journal table (string, no sort key). */
+export const PARTITION_KEY = 'pk';
+
+/** TTL attribute of the journal table, in epoch seconds. */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+/** Attribute names of an idempotency record. */
+export const RecordAttribute = {
+  pk: PARTITION_KEY,
+  status: 'status',
+  fingerprint: 'fingerprint',
+  leaseToken: 'leaseToken',
+  leaseUntil: 'leaseUntil',
+  attempt: 'attempt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  expiresAt: TTL_ATTRIBUTE,
+  response: 'response',
+  responseEncoding: 'responseEncoding',
+  responseChunks: 'responseChunks',
+  evidence: 'evidence',
+  effectStarted: 'effectStarted',
+  effectName: 'effectName',
+  kind: 'kind',
+} as const;
+
+/** Prefixes of the record kinds that share the journal table. */
+export const RecordPrefix = {
+  request: 'req#',
+  message: 'msg#',
+  unique: 'uniq#',
+  outbox: 'outbox#',
+} as const;
+
+/** The `kind` attribute written on every item, used by stream filters and the dispatcher. */
+export const RecordKind = {
+  request: 'request',
+  message: 'message',
+  unique: 'unique',
+  outbox: 'outbox',
+  chunk: 'chunk',
+} as const;
+
+/** Lifecycle states of an idempotency record. */
+export const RecordStatus = {
+  inProgress: 'IN_PROGRESS',
+  completed: 'COMPLETED',
+  unknown: 'UNKNOWN',
+} as const;
+export type RecordStatus = (typeof RecordStatus)[keyof typeof RecordStatus];
+
+/**
+ * Percent-encodes `%` and `#` so a scope part can never contain the separator.
+ *
+ * @example encodeKeyPart('a#b') // 'a%23b'
+ */
+export function encodeKeyPart(part: string): string {
+  return part.replace(/%/g, '%25').replace(/#/g, '%23');
+}
+
+/** Reverses {@link encodeKeyPart}. */
+export function decodeKeyPart(part: string): string {
+  return part.replace(/%23/g, '#').replace(/%25/g, '%');
+}
+
+/** `req#<tenant>#<operation>#<key>` */
+export function requestPk(tenant: string, operation: string, key: string): string {
+  return `${RecordPrefix.request}${encodeKeyPart(tenant)}#${encodeKeyPart(operation)}#${encodeKeyPart(key)}`;
+}
+
+/** `msg#<consumer>#<messageId>` */
+export function messagePk(consumer: string, messageId: string): string {
+  return `${RecordPrefix.message}${encodeKeyPart(consumer)}#${encodeKeyPart(messageId)}`;
+}
+
+/** `uniq#<name>#<value>` */
+export function uniquePk(name: string, value: string): string {
+  return `${RecordPrefix.unique}${encodeKeyPart(name)}#${encodeKeyPart(value)}`;
+}
+
+/** `outbox#<eventId>` */
+export function outboxPk(eventId: string): string {
+  return `${RecordPrefix.outbox}${encodeKeyPart(eventId)}`;
+}
+
+/** `<pk>#chunk#<leaseToken>#<index>`: one slice of a response too large for one item. */
+export function chunkPk(recordPk: string, leaseToken: string, index: number): string {
+  return `${recordPk}#chunk#${leaseToken}#${index}`;
+}

@@ -1,0 +1,2 @@
+export * from './metric-names.js';
+export { Telemetry, type AttemptIdentity, type TelemetryOptions } from './telemetry.js';

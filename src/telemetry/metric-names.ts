@@ -1,0 +1,29 @@
+/**
+ * CloudWatch metric names emitted by the runtime (Embedded Metric Format).
+ *
+ * `lib/` imports these for dashboards and alarms, so names are never retyped.
+ */
+export const MetricName = {
+  newRequest: 'NewRequest',
+  replay: 'Replay',
+  payloadMismatch: 'PayloadMismatch',
+  inProgressCollision: 'InProgressCollision',
+  expiredKeyRetry: 'ExpiredKeyRetry',
+  leaseTakeover: 'LeaseTakeover',
+  unknownAfterEffect: 'UnknownAfterEffect',
+  released: 'Released',
+  commitConflict: 'CommitConflict',
+  duplicateSuppressed: 'DuplicateSuppressed',
+  outboxPublished: 'OutboxPublished',
+  journalError: 'JournalError',
+} as const;
+export type MetricName = (typeof MetricName)[keyof typeof MetricName];
+
+/** Default CloudWatch namespace. */
+export const DEFAULT_METRICS_NAMESPACE = 'Idempotency';
+
+/** Metric dimension names: an operation for HTTP and functions, a consumer for queues. Never tenant or key. */
+export const MetricDimension = {
+  operation: 'Operation',
+  consumer: 'Consumer',
+} as const;

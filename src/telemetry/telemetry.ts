@@ -1,0 +1,75 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { sha256Hex } from '../engine/fingerprint.js';
+import type { AttemptTrace } from '../engine/trace.js';
+import { DEFAULT_METRICS_NAMESPACE } from './metric-names.js';
+
+/** Telemetry options shared by every entry point. */
+export interface TelemetryOptions {
+  /**
+   * A Powertools `Metrics` instance; each metric is emitted as its own EMF record with the
+   * `Operation` or `Consumer` dimension (never tenant or key).
+   * @default new Metrics({ namespace: 'Idempotency', serviceName: 'idemkit' })
+   */
+  readonly metrics?: Metrics;
+  /**
+   * A Powertools `Logger` instance for the per-attempt log line.
+   * @default new Logger({ serviceName: 'idemkit' })
+   */
+  readonly logger?: Logger;
+}
+
+/** Identity of an attempt for its log line; the raw key is hashed here and never logged. */
+export interface AttemptIdentity {
+  readonly requestId?: string;
+  readonly tenant?: string;
+  readonly operation: string;
+  readonly key?: string;
+  readonly requestHash?: string;
+  readonly responseCode?: number;
+  readonly resourceId?: string;
+}
+
+/** Writes the one structured log line and the EMF metrics of each guarded attempt. */
+export class Telemetry {
+  private readonly metrics: Metrics;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly dimensionName: string,
+    options: TelemetryOptions,
+  ) {
+    this.metrics = options.metrics ?? new Metrics({ namespace: DEFAULT_METRICS_NAMESPACE, serviceName: 'idemkit' });
+    this.logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
+  }
+
+  /** Emits the attempt's log line and metrics. Telemetry never fails the request. */
+  emit(identity: AttemptIdentity, trace: AttemptTrace, startedAtEpochMs: number, nowEpochMs: number): void {
+    try {
+      const fields = {
+        request_id: identity.requestId,
+        trace_id: process.env._X_AMZN_TRACE_ID,
+        tenant_id: identity.tenant,
+        operation: identity.operation,
+        idempotency_key_hash: identity.key === undefined ? undefined : sha256Hex(identity.key).slice(0, 16),
+        request_hash: identity.requestHash?.slice(0, 16),
+        attempt_number: trace.attempt,
+        idempotency_status: trace.status,
+        response_code: identity.responseCode,
+        resource_id: identity.resourceId,
+        downstream_reference: trace.downstreamReference,
+        journal_calls: trace.journalCalls,
+        duration_ms: nowEpochMs - startedAtEpochMs,
+      };
+      if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });
+      else this.logger.info('idempotency', fields);
+      for (const name of trace.metrics) {
+        const single = this.metrics.singleMetric();
+        single.addDimension(this.dimensionName, identity.operation);
+        single.addMetric(name, MetricUnit.Count, 1);
+      }
+    } catch {
+      // Observability must not turn a correct answer into a failure.
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { startDynamoDBLocal } from '../../scripts/local/dynamodb-local.mjs';
+import { startSqsLocal } from '../../scripts/local/sqs-local.mjs';
+
+/**
+ * Starts one DynamoDB Local and one SQS emulator for the whole run. Workers inherit the
+ * endpoints through the environment; the teardown ends both.
+ */
+export default async function globalSetup() {
+  const [dynamo, sqs] = await Promise.all([startDynamoDBLocal(), startSqsLocal()]);
+  globalThis.__idemkitServices = { dynamo, sqs };
+  process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.IDEMKIT_TEST_SQS_ENDPOINT = sqs.endpoint;
+  process.env.AWS_REGION = 'us-east-1';
+  process.env.AWS_ACCESS_KEY_ID = 'local';
+  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  process.env.POWERTOOLS_DEV = 'true';
+}

@@ -1,0 +1,59 @@
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+
+/** A client for the DynamoDB Local started by the global setup. */
+export function localClient(options: { endpoint?: string; maxAttempts?: number } = {}): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: options.endpoint ?? process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: options.maxAttempts,
+  });
+}
+
+/** Creates a journal table with a unique name (pk string, streams on) and returns its name. */
+export async function createJournalTable(client: DynamoDBClient, prefix = 'journal'): Promise<string> {
+  const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
+    }),
+  );
+  return tableName;
+}
+
+/** Creates a plain table keyed by `keyName` (string) and returns its name. */
+export async function createTable(client: DynamoDBClient, prefix: string, keyName = 'pk'): Promise<string> {
+  const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  return tableName;
+}
+
+/** Counts DynamoDB calls made through a client, by command name. */
+export function countCalls(client: DynamoDBClient): { total: () => number; byCommand: Map<string, number>; reset: () => void } {
+  const byCommand = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName);
+      byCommand.set(name, (byCommand.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCalls' },
+  );
+  return {
+    byCommand,
+    total: () => [...byCommand.values()].reduce((a, b) => a + b, 0),
+    reset: () => byCommand.clear(),
+  };
+}
