@@ -7,10 +7,12 @@ import { Construct } from 'constructs';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../src/journal/schema.js';
 
 /**
- * The exact DynamoDB actions the runtime needs on the journal table.
+ * The exact DynamoDB actions the runtime calls on the journal table.
  *
  * `TransactWriteItems` is authorized per item action (Put/Update/Delete/ConditionCheck), so
- * no separate action is listed; `DescribeTable` is never called.
+ * it needs no action of its own; `BatchWriteItem` and `BatchGetItem` are authorized as
+ * themselves and carry the chunks of responses too large for one item. `DescribeTable`,
+ * `Query` and `Scan` are never called.
  */
 export const JOURNAL_ACTIONS: readonly string[] = Object.freeze([
   'dynamodb:GetItem',
@@ -18,6 +20,8 @@ export const JOURNAL_ACTIONS: readonly string[] = Object.freeze([
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
   'dynamodb:ConditionCheckItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
 ]);
 
 /** Properties of an {@link IdempotencyJournalTable}. */
@@ -95,9 +99,10 @@ export class IdempotencyJournalTable extends Construct {
   }
 
   /**
-   * Grants the runtime's journal access: `dynamodb:GetItem`, `PutItem`, `UpdateItem`,
-   * `DeleteItem` and `ConditionCheckItem` on this table's ARN only (and encrypt/decrypt on
-   * the customer-managed key, if any).
+   * Grants the runtime's journal access on this table's ARN only (no index, no stream, no
+   * wildcard): `dynamodb:GetItem`, `PutItem`, `UpdateItem`, `DeleteItem`,
+   * `ConditionCheckItem`, `BatchGetItem` and `BatchWriteItem`; plus encrypt/decrypt on the
+   * customer-managed key, if any.
    */
   public grantJournalAccess(grantee: IGrantable): Grant {
     const grant = Grant.addToPrincipal({ grantee, actions: [...JOURNAL_ACTIONS], resourceArns: [this.table.tableArn] });

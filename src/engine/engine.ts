@@ -125,6 +125,12 @@ export class IdempotencyEngine {
       return this.completionFailed(scope, outcome.response, error, trace);
     }
     for (let i = 0; i < scope.outbox.length; i++) trace.metrics.push(MetricName.outboxPublished);
+    this.settings.localCache?.remember({
+      pk: scope.pk,
+      fingerprint: scope.fingerprint,
+      response: { value: outcome.response },
+      expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + this.settings.ttlSeconds,
+    });
     return { kind: 'stored', response: outcome.response };
   }
 

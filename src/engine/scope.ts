@@ -69,6 +69,10 @@ export class AttemptScope implements IdempotencyScope {
     return this.record.leaseToken;
   }
 
+  get fingerprint(): string {
+    return this.record.fingerprint;
+  }
+
   get createdAtEpochMs(): number {
     return this.record.createdAtEpochMs;
   }

@@ -151,13 +151,13 @@ export class MemoryJournal implements Journal {
   private commitWrites(pk: string, writes: CompletionWrites, now: number): void {
     const journalTable = this.table(MEMORY_JOURNAL_TABLE);
     const claims = writes.uniqueClaims.map((claim) => ({ claim, item: uniqueItem(claim, pk, now) }));
-    const taken = claims.find(({ item }) => journalTable.has(item.pk as string));
+    const taken = claims.find(({ item }) => journalTable.has(this.keyOf(MEMORY_JOURNAL_TABLE, item)));
     if (taken) throw new UniqueConflictError(taken.claim.name, taken.claim.value);
     const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
-    for (const { item } of claims) journalTable.set(item.pk as string, item);
+    for (const { item } of claims) journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
     for (const event of writes.outbox) {
       const item = outboxItem(event, pk, now);
-      journalTable.set(item.pk as string, item);
+      journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
     }
     for (const apply of staged) apply();
   }

@@ -1,0 +1,21 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBJournal, type httpIdempotency } from '../index.js';
+import { requiredEnv } from './environment.js';
+import { HandlerEnv } from './service-config.js';
+
+/** Any journal the guards accept (`DynamoDBJournal` in Lambda, `MemoryJournal` in unit tests). */
+export type AnyJournal = Parameters<typeof httpIdempotency>[0]['journal'];
+
+/**
+ * One DocumentClient per Lambda instance. `AWS_ENDPOINT_URL_DYNAMODB` (read by the SDK
+ * itself) points it at DynamoDB Local.
+ */
+export function createDocumentClient(): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** The journal named by `IDEMKIT_TABLE_NAME`, sharing the handler's client. */
+export function journalFromEnvironment(client: DynamoDBDocumentClient): DynamoDBJournal {
+  return new DynamoDBJournal({ tableName: requiredEnv(HandlerEnv.journalTable), client });
+}

@@ -1,0 +1,66 @@
+import type { SQSRecord } from 'aws-lambda';
+import { idempotencyOf, sqsConsumer } from '../index.js';
+import { createDocumentClient, journalFromEnvironment, type AnyJournal } from './clients.js';
+import { requiredEnv } from './environment.js';
+import { orderConfirmedDetail, parseOutboxMessage } from './order-event.js';
+import { HandlerEnv, ORDER_EVENTS_CONSUMER, PaymentsEventType } from './service-config.js';
+
+/** What the order-events consumer needs. */
+export interface OrderEventsConsumerDependencies {
+  readonly journal: AnyJournal;
+  readonly stockTable: string;
+  /** @default 'order-events' */
+  readonly consumer?: string;
+}
+
+/**
+ * The outbox's event id identifies one logical event even when the dispatcher sent it twice
+ * (a stream retry makes a new SQS message id); SQS's own id is the fallback.
+ */
+export function outboxEventId(record: SQSRecord): string {
+  const attribute = record.messageAttributes?.eventId?.stringValue;
+  if (attribute) return attribute;
+  try {
+    return parseOutboxMessage(record.body).eventId;
+  } catch {
+    return record.messageId;
+  }
+}
+
+/**
+ * Reserves stock once per `order.confirmed` event: each item's conditional decrement of
+ * `available` commits in the same transaction as the inbox record, so a duplicate delivery
+ * finds the record and changes nothing. Other event types are acknowledged untouched.
+ *
+ * @example
+ * const handler = createOrderEventsConsumer({ journal, stockTable: 'stock' });
+ */
+export function createOrderEventsConsumer(deps: OrderEventsConsumerDependencies) {
+  return sqsConsumer(
+    async function reserveStock(record, context) {
+      const message = parseOutboxMessage(record.body);
+      if (message.type !== PaymentsEventType.orderConfirmed) return;
+      const order = orderConfirmedDetail(message.detail);
+      const guard = idempotencyOf(context);
+      for (const item of order.items) {
+        guard.stage({
+          Update: {
+            TableName: deps.stockTable,
+            Key: { sku: item.sku },
+            UpdateExpression: 'SET available = available - :quantity',
+            ConditionExpression: 'available >= :quantity',
+            ExpressionAttributeValues: { ':quantity': item.quantity },
+          },
+        });
+      }
+    },
+    { journal: deps.journal, consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER, messageId: outboxEventId },
+  );
+}
+
+/** Lambda entry point, configured from the environment. */
+export const handler = createOrderEventsConsumer({
+  journal: journalFromEnvironment(createDocumentClient()),
+  stockTable: requiredEnv(HandlerEnv.stockTable),
+  consumer: process.env[HandlerEnv.consumer] || ORDER_EVENTS_CONSUMER,
+});

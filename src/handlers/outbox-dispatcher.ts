@@ -1,0 +1,21 @@
+import { outboxDispatcher } from '../index.js';
+import { HandlerEnv } from './service-config.js';
+
+/**
+ * The outbox dispatcher of the example service, sending to the queue named by
+ * `OUTBOX_QUEUE_URL` or the bus named by `OUTBOX_EVENT_BUS_NAME`.
+ *
+ * @throws Error when neither or both are set
+ * @example const handler = createOutboxDispatcherHandler({ OUTBOX_QUEUE_URL: url });
+ */
+export function createOutboxDispatcherHandler(env: NodeJS.ProcessEnv = process.env) {
+  const queueUrl = env[HandlerEnv.outboxQueueUrl];
+  const eventBusName = env[HandlerEnv.outboxEventBus];
+  if (Boolean(queueUrl) === Boolean(eventBusName)) {
+    throw new Error(`Set exactly one of ${HandlerEnv.outboxQueueUrl} and ${HandlerEnv.outboxEventBus}`);
+  }
+  return outboxDispatcher(queueUrl ? { queueUrl } : { eventBusName: eventBusName! });
+}
+
+/** Lambda entry point, configured from the environment. */
+export const handler = createOutboxDispatcherHandler();

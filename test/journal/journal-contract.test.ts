@@ -1,0 +1,175 @@
+import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBJournal, LeaseLostError, MemoryJournal, MEMORY_JOURNAL_TABLE, NotResolvableError, RecordStatus, UniqueConflictError, WriteConflictError, uniquePk, type Journal } from '../../src/index.js';
+import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
+
+interface Subject {
+  journal: Journal;
+  clock: { now: number };
+  /** Reads an item of the journal table or a staged table, whatever the implementation. */
+  readItem: (table: 'journal' | 'domain', pk: string) => Promise<Record<string, unknown> | undefined>;
+  domainTable: string;
+}
+
+const START_MS = Date.UTC(2026, 10, 30, 10, 0, 0);
+
+async function memorySubject(): Promise<Subject> {
+  const clock = { now: START_MS };
+  const journal = new MemoryJournal({ clock: () => clock.now });
+  return {
+    journal,
+    clock,
+    domainTable: 'domain',
+    readItem: async (table, pk) => journal.tables.get(table === 'journal' ? MEMORY_JOURNAL_TABLE : 'domain')?.get(JSON.stringify([pk])),
+  };
+}
+
+async function dynamoSubject(): Promise<Subject> {
+  const clock = { now: START_MS };
+  const client = localClient();
+  const tableName = await createJournalTable(client);
+  const domainTable = await createTable(client, 'domain');
+  const doc = DynamoDBDocumentClient.from(client);
+  return {
+    journal: new DynamoDBJournal({ tableName, client, clock: () => clock.now }),
+    clock,
+    domainTable,
+    readItem: async (table, pk) => (await doc.send(new GetCommand({ TableName: table === 'journal' ? tableName : domainTable, Key: { pk }, ConsistentRead: true }))).Item,
+  };
+}
+
+const noWrites = { staged: [], uniqueClaims: [], outbox: [] };
+
+describe.each([
+  ['MemoryJournal', memorySubject],
+  ['DynamoDBJournal', dynamoSubject],
+])('%s', (_name, makeSubject) => {
+  let s: Subject;
+  beforeAll(async () => {
+    s = await makeSubject();
+  });
+  beforeEach(() => {
+    s.clock.now += 10 * 24 * 3600 * 1000; // every test starts on a fresh day of the fake clock
+  });
+  const reserve = (pk: string, fingerprint = 'fp-1', leaseMs = 1_000) => s.journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: 3600 });
+
+  it('reserves a new key with a fresh lease, attempt 1 and an expiry', async () => {
+    const result = await reserve('req#t#op#new');
+    expect(result.reserved).toBe(true);
+    expect(result.record).toMatchObject({ status: RecordStatus.inProgress, attempt: 1, fingerprint: 'fp-1', leaseUntilEpochMs: s.clock.now + 1_000, effectStarted: false });
+    expect(result.record.expiresAtEpochSeconds).toBe(Math.floor(s.clock.now / 1000) + 3600);
+  });
+
+  it('returns the existing record instead of reserving a held key', async () => {
+    const first = await reserve('req#t#op#held');
+    const second = await reserve('req#t#op#held', 'fp-2');
+    expect(second.reserved).toBe(false);
+    expect(second.record.leaseToken).toBe(first.record.leaseToken);
+    expect(second.record.fingerprint).toBe('fp-1');
+  });
+
+  it('treats a record past expiresAt as absent and says it replaced an expired one', async () => {
+    const first = await reserve('req#t#op#expired');
+    await s.journal.complete('req#t#op#expired', first.record.leaseToken, { n: 1 }, 60);
+    s.clock.now += 61_000;
+    const again = await reserve('req#t#op#expired');
+    expect(again).toMatchObject({ reserved: true, replacedExpired: true });
+  });
+
+  it('replays a completed response, including an undefined one', async () => {
+    const first = await reserve('req#t#op#undef');
+    await s.journal.complete('req#t#op#undef', first.record.leaseToken, undefined, 60);
+    const again = await reserve('req#t#op#undef');
+    expect(again.reserved).toBe(false);
+    expect(again.record.status).toBe(RecordStatus.completed);
+    expect(again.record.response).toEqual({ value: undefined });
+  });
+
+  it('refuses a completion fenced on another token and returns the stored record', async () => {
+    const first = await reserve('req#t#op#fence');
+    const error = await s.journal.complete('req#t#op#fence', 'not-my-token', 'x', 60).catch((e) => e);
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(error.existing.leaseToken).toBe(first.record.leaseToken);
+  });
+
+  it('takes over only an expired lease, with a new token and attempt + 1', async () => {
+    const first = await reserve('req#t#op#takeover');
+    await expect(s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    s.clock.now += 1_001;
+    const taken = await s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000);
+    expect(taken.attempt).toBe(2);
+    expect(taken.leaseToken).not.toBe(first.record.leaseToken);
+    await expect(s.journal.complete('req#t#op#takeover', first.record.leaseToken, 'late', 60)).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
+  it('extends a lease with heartbeat so it cannot be taken over', async () => {
+    const first = await reserve('req#t#op#heartbeat');
+    s.clock.now += 900;
+    await s.journal.heartbeat('req#t#op#heartbeat', first.record.leaseToken, 1_000);
+    s.clock.now += 900;
+    await expect(s.journal.takeOver('req#t#op#heartbeat', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
+  it('stops a record from expiring once an effect began, and merges evidence', async () => {
+    const first = await reserve('req#t#op#effect');
+    await s.journal.beginEffect('req#t#op#effect', first.record.leaseToken, 'charge');
+    await s.journal.recordEvidence('req#t#op#effect', first.record.leaseToken, { chargeId: 'ch_1' });
+    await s.journal.recordEvidence('req#t#op#effect', first.record.leaseToken, { attempts: 2 });
+    s.clock.now += 7_200_000;
+    const again = await reserve('req#t#op#effect');
+    expect(again.reserved).toBe(false);
+    expect(again.record).toMatchObject({ effectStarted: true, effectName: 'charge', evidence: { chargeId: 'ch_1', attempts: 2 } });
+    expect(again.record.expiresAtEpochSeconds).toBeUndefined();
+  });
+
+  it('marks an abandoned record UNKNOWN only after its lease expired', async () => {
+    const first = await reserve('req#t#op#abandoned');
+    await expect(s.journal.markAbandonedUnknown('req#t#op#abandoned', first.record.leaseToken)).rejects.toBeInstanceOf(LeaseLostError);
+    s.clock.now += 2_000;
+    const marked = await s.journal.markAbandonedUnknown('req#t#op#abandoned', first.record.leaseToken);
+    expect(marked.status).toBe(RecordStatus.unknown);
+    expect(marked.expiresAtEpochSeconds).toBeUndefined();
+  });
+
+  it('releases a record it holds, and never a completed one', async () => {
+    const first = await reserve('req#t#op#release');
+    await s.journal.release('req#t#op#release', first.record.leaseToken);
+    expect(await s.journal.get('req#t#op#release')).toBeUndefined();
+    const second = await reserve('req#t#op#release');
+    await s.journal.complete('req#t#op#release', second.record.leaseToken, 'done', 60);
+    await expect(s.journal.release('req#t#op#release', second.record.leaseToken)).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await s.journal.get('req#t#op#release'))?.status).toBe(RecordStatus.completed);
+  });
+
+  it('commits a uniqueness claim with the completion and refuses a second claim, committing nothing', async () => {
+    const a = await reserve('req#t#op#claim-a');
+    await s.journal.complete('req#t#op#claim-a', a.record.leaseToken, 'a', 60, { ...noWrites, uniqueClaims: [{ name: 'refund', value: 'pay_1' }] });
+    expect(await s.readItem('journal', uniquePk('refund', 'pay_1'))).toMatchObject({ claimedBy: 'req#t#op#claim-a' });
+    const b = await reserve('req#t#op#claim-b');
+    const staged = [{ Put: { TableName: s.domainTable, Item: { pk: 'row-b' } } }];
+    const error = await s.journal.complete('req#t#op#claim-b', b.record.leaseToken, 'b', 60, { ...noWrites, staged, uniqueClaims: [{ name: 'refund', value: 'pay_1' }] }).catch((e) => e);
+    expect(error).toBeInstanceOf(UniqueConflictError);
+    expect((await s.journal.get('req#t#op#claim-b'))?.status).toBe(RecordStatus.inProgress);
+    expect(await s.readItem('domain', 'row-b')).toBeUndefined();
+  });
+
+  it('reports a staged write whose condition fails, committing nothing', async () => {
+    const a = await reserve('req#t#op#staged');
+    const staged = [
+      { Put: { TableName: s.domainTable, Item: { pk: 'row-new' } } },
+      { Put: { TableName: s.domainTable, Item: { pk: 'row-missing' }, ConditionExpression: 'attribute_exists(pk)' } },
+    ];
+    const error = await s.journal.complete('req#t#op#staged', a.record.leaseToken, 'x', 60, { ...noWrites, staged }).catch((e) => e);
+    expect(error).toBeInstanceOf(WriteConflictError);
+    expect(error.itemIndex).toBe(1);
+    expect(await s.readItem('domain', 'row-new')).toBeUndefined();
+  });
+
+  it('lets an operator resolve an UNKNOWN record as completed, but not a live one', async () => {
+    const a = await reserve('req#t#op#resolve');
+    await expect(s.journal.resolve('req#t#op#resolve', { outcome: 'released' })).rejects.toBeInstanceOf(NotResolvableError);
+    await s.journal.markUnknown('req#t#op#resolve', a.record.leaseToken);
+    await s.journal.resolve('req#t#op#resolve', { outcome: 'completed', response: { statusCode: 201 }, ttlSeconds: 60 });
+    const again = await reserve('req#t#op#resolve');
+    expect(again.record).toMatchObject({ status: RecordStatus.completed, response: { value: { statusCode: 201 } } });
+  });
+});
