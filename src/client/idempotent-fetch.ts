@@ -6,7 +6,12 @@ import { retry } from './retry.js';
 import type { RetryContext, RetryOptions } from './retry-options.js';
 import { assertKnownOptions, readFunction, readNumber } from './validate-options.js';
 
-/** Options of `idempotentFetch`, beside the usual `RequestInit`. */
+/**
+ * Options of `idempotentFetch`, beside the usual `RequestInit`.
+ *
+ * @example
+ * const options: IdempotentFetchOptions = { idempotencyKey: pending.key, attemptTimeoutMs: 5_000, retry: { budget } }
+ */
 export interface IdempotentFetchOptions {
   /** How to retry; see `RetryOptions`. @default the `retry()` defaults */
   readonly retry?: RetryOptions;

@@ -1,6 +1,11 @@
 import { assertKnownOptions, readFunction, readNumber } from './validate-options.js';
 
-/** Options of {@link RetryBudget}. */
+/**
+ * Options of {@link RetryBudget}.
+ *
+ * @example
+ * const options: RetryBudgetOptions = { ratio: 0.2, minPerSecond: 5, windowMs: 30_000 }
+ */
 export interface RetryBudgetOptions {
   /**
    * Retries allowed per first attempt in the window: 0.1 lets retries add at most 10 % load.

@@ -5,7 +5,12 @@ import type { RetryPolicy } from './retry-policy.js';
 import { isRetryableByDefault } from './retryable.js';
 import { assertKnownOptions, readFunction, readNumber } from './validate-options.js';
 
-/** What `onRetry` receives before each wait. Frozen. */
+/**
+ * What `onRetry` receives before each wait. Frozen.
+ *
+ * @example
+ * retry(call, { onRetry: ({ attempt, delayMs }) => logger.warn('retrying', { attempt, delayMs }) })
+ */
 export interface RetryContext {
   /** The attempt that just failed, 1-based. */
   readonly attempt: number;
@@ -74,7 +79,7 @@ export interface ResolvedRetryOptions extends RetryPolicy {
 }
 
 /** Names `RetryOptions` accepts, for the unknown-option check. */
-export const RETRY_OPTION_NAMES: readonly (keyof RetryOptions)[] = [
+const RETRY_OPTION_NAMES: readonly (keyof RetryOptions)[] = [
   'maxAttempts',
   'baseDelayMs',
   'maxDelayMs',

@@ -1,9 +1,10 @@
-import { InProgressError, JournalError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { InProgressError, JournalError, ResponseTooLargeError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
 import { RecordStatus, type Journal, type JournalRecord } from '../journal/index.js';
 import { MetricName } from '../telemetry/metric-names.js';
 import type { LocalCache } from './local-cache.js';
 import { AttemptScope, type IdempotencyScope } from './scope.js';
 import type { AttemptTrace } from './trace.js';
+import { assertStoredResponse, unstorableMarker } from './unstorable.js';
 
 /** What a `recover` hook decides for a record whose effect may have happened. */
 export type RecoveryDecision = { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
@@ -112,15 +113,18 @@ export class IdempotencyEngine {
       await this.abandon(scope, trace);
       return { kind: 'not-stored', response: outcome.response };
     }
+    const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
+    let stored = outcome.response;
     try {
       trace.journalCalls++;
-      await journal.complete(
-        scope.pk,
-        scope.leaseToken,
-        outcome.response,
-        this.settings.ttlSeconds,
-        scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined,
-      );
+      try {
+        await journal.complete(scope.pk, scope.leaseToken, outcome.response, this.settings.ttlSeconds, writes);
+      } catch (error) {
+        if (!(error instanceof ResponseTooLargeError)) throw error;
+        trace.journalCalls++;
+        stored = unstorableMarker(error);
+        await journal.complete(scope.pk, scope.leaseToken, stored, this.settings.ttlSeconds, writes);
+      }
     } catch (error) {
       return this.completionFailed(scope, outcome.response, error, trace);
     }
@@ -128,7 +132,7 @@ export class IdempotencyEngine {
     this.settings.localCache?.remember({
       pk: scope.pk,
       fingerprint: scope.fingerprint,
-      response: { value: outcome.response },
+      response: { value: stored },
       expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + this.settings.ttlSeconds,
     });
     return { kind: 'stored', response: outcome.response };
@@ -250,6 +254,7 @@ export class IdempotencyEngine {
   private replay(response: unknown, trace: AttemptTrace): Admission {
     trace.status = 'replay';
     trace.metrics.push(MetricName.replay);
+    assertStoredResponse(response);
     return { kind: 'replay', response };
   }
 

@@ -7,6 +7,7 @@ import {
   NeedsReviewError,
   PayloadMismatchError,
   RequestInvalidError,
+  ResponseTooLargeError,
   UniqueConflictError,
   WriteConflictError,
 } from '../errors/index.js';
@@ -51,5 +52,6 @@ export function answerFor(error: unknown, flavor: EventFlavor, settings: AnswerS
   if (error instanceof NeedsReviewError) return answer(statusCodes.needsReview);
   if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return answer(409);
   if (error instanceof JournalUnavailableError) return answer(503, settings.retryAfterSeconds);
+  if (error instanceof ResponseTooLargeError) return answer(500);
   return undefined;
 }

@@ -15,6 +15,7 @@ export const PROBLEM_TITLES: Record<string, string> = {
   'write-conflict': 'A write conflicted with the current state',
   'journal-unavailable': 'The idempotency journal is unavailable',
   'invalid-request': 'The request cannot be processed safely',
+  'response-too-large': 'The operation completed but its response was too large to store',
 };
 
 /** Builds an RFC 9457 `application/problem+json` response. */

@@ -1,0 +1,101 @@
+import type { Context, SQSRecord } from 'aws-lambda';
+import { bindScope, fingerprintOf, newTrace, sha256Hex, unbindScope, type AttemptTrace, type IdempotencyEngine } from '../engine/index.js';
+import { IdempotencyError, KeyInvalidError, KeyMissingError } from '../errors/index.js';
+import { keyProblem } from '../http/key-header.js';
+import { messagePk } from '../journal/index.js';
+import { MetricName, type AttemptIdentity, type Telemetry } from '../telemetry/index.js';
+import type { ConsumerSettings } from './sqs-consumer-options.js';
+
+/**
+ * Handles one SQS record inside a guarded attempt; `idempotencyOf(context)` works inside.
+ * A resolved promise marks the message processed (its value is not stored); a rejection
+ * reports the record as failed.
+ */
+export type SqsRecordHandler = (record: SQSRecord, context: Context) => Promise<unknown>;
+
+/** What became of one record. */
+export type RecordOutcome = { readonly kind: 'processed' } | { readonly kind: 'suppressed' } | { readonly kind: 'failed'; readonly error: unknown };
+
+/** The parts of a consumer one record attempt uses. */
+export interface RecordGuard {
+  readonly settings: ConsumerSettings;
+  readonly engine: IdempotencyEngine;
+  readonly telemetry: Telemetry;
+  readonly handler: SqsRecordHandler;
+}
+
+/**
+ * Runs one record through the engine under `msg#<consumer>#<messageId>`. Never throws: a
+ * record that cannot be handled comes back `failed`, with its reason logged, so one bad
+ * record never fails its batch.
+ */
+export async function attemptRecord(guard: RecordGuard, record: SQSRecord, context: Context): Promise<RecordOutcome> {
+  const { settings, engine, telemetry } = guard;
+  const clock = settings.engineSettings.clock;
+  const startedAtEpochMs = clock();
+  const trace = newTrace();
+  const identity: { -readonly [K in keyof AttemptIdentity]: AttemptIdentity[K] } = { requestId: context.awsRequestId, operation: settings.consumer };
+  try {
+    const messageId = readMessageId(settings, record, trace);
+    identity.key = messageId;
+    const fingerprint = settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '');
+    identity.requestHash = fingerprint;
+    const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    const admission = await engine.admit({ pk: messagePk(settings.consumer, messageId), key: messageId, scope: settings.consumer, fingerprint, remainingTimeMs }, trace);
+    if (admission.kind === 'replay') {
+      countAsSuppressed(trace);
+      return { kind: 'suppressed' };
+    }
+    // Each record gets its own context object, so records handled side by side never share a scope.
+    const recordContext = Object.create(context) as Context;
+    bindScope(recordContext, admission.scope);
+    try {
+      await guard.handler(record, recordContext);
+    } catch (error) {
+      await engine.abandon(admission.scope, trace);
+      throw error;
+    } finally {
+      unbindScope(recordContext);
+    }
+    await engine.settle(admission.scope, { store: true, response: undefined }, trace);
+    return { kind: 'processed' };
+  } catch (error) {
+    settings.logger.warn('sqs record reported as failed', {
+      consumer: settings.consumer,
+      message_id: record.messageId,
+      idempotency_status: trace.status,
+      reason: error instanceof Error ? error.message : String(error),
+      error_code: error instanceof IdempotencyError ? error.code : undefined,
+    });
+    return { kind: 'failed', error };
+  } finally {
+    telemetry.emit(identity, trace, startedAtEpochMs, clock());
+  }
+}
+
+function readMessageId(settings: ConsumerSettings, record: SQSRecord, trace: AttemptTrace): string {
+  let messageId: unknown;
+  try {
+    messageId = settings.messageId(record);
+  } catch (error) {
+    trace.status = error instanceof KeyMissingError ? 'missing_key' : 'invalid_key';
+    throw error;
+  }
+  if (messageId === undefined || messageId === null || messageId === '') {
+    trace.status = 'missing_key';
+    throw new KeyMissingError(`The record has no message id for consumer ${settings.consumer}`);
+  }
+  const problem = typeof messageId === 'string' ? keyProblem(messageId) : 'must be a string';
+  if (problem) {
+    trace.status = 'invalid_key';
+    throw new KeyInvalidError(`The message id ${problem}`);
+  }
+  return messageId as string;
+}
+
+/** A queue counts a replay as a suppressed duplicate, under the consumer's dimension. */
+function countAsSuppressed(trace: AttemptTrace): void {
+  const replay = trace.metrics.indexOf(MetricName.replay);
+  if (replay >= 0) trace.metrics.splice(replay, 1);
+  trace.metrics.push(MetricName.duplicateSuppressed);
+}

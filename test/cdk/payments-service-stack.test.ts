@@ -1,0 +1,122 @@
+import { Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PaymentsServiceStack } from '../../lib/index.js';
+import { actionsOf, policyStatements, resourcesOf, testApp } from './test-app.js';
+
+describe('PaymentsServiceStack', () => {
+  const app = testApp();
+  const open = new PaymentsServiceStack(app, 'Open');
+  const secured = new PaymentsServiceStack(app, 'Secured', {
+    jwtIssuer: 'https://issuer.example.com/',
+    jwtAudience: ['payments'],
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  let synthError: unknown;
+  try {
+    app.synth();
+  } catch (error) {
+    synthError = error;
+  }
+  const template = Template.fromStack(open);
+  const securedTemplate = Template.fromStack(secured);
+
+  it('passes the AWS Solutions checks of cdk-nag', () => {
+    expect(synthError === undefined ? '' : String(synthError)).toBe('');
+  });
+
+  it.each(['POST /payments', 'GET /payments/{id}', 'POST /payments/{id}/refunds'])('routes %s', (routeKey) => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey, AuthorizationType: 'NONE' });
+  });
+
+  it('protects every route with the JWT authorizer when an issuer is given', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    securedTemplate.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['payments'] },
+    });
+    securedTemplate.allResourcesProperties('AWS::ApiGatewayV2::Route', { AuthorizationType: 'JWT' });
+  });
+
+  it('logs access and throttles the default stage', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context.requestId') },
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+  });
+
+  it('runs every function on nodejs22.x with tracing and JSON logs', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 5);
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'payments' }) },
+    });
+  });
+
+  it('creates the journal, payments and stock tables', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 3);
+    template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'paymentId', KeyType: 'HASH' }] });
+    template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'sku', KeyType: 'HASH' }] });
+  });
+
+  it('feeds the order-events queue from the outbox', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^OrderEventsQueue') } }) },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ IDEMKIT_CONSUMER: 'order-events', STOCK_TABLE_NAME: { Ref: Match.stringLikeRegexp('^StockTable') } }),
+      },
+    });
+  });
+
+  it('never grants a DynamoDB action on *, except ListStreams', () => {
+    const wildcards = policyStatements(template).filter(
+      ({ statement }) =>
+        resourcesOf(statement).includes('*') &&
+        actionsOf(statement).some((action) => action.startsWith('dynamodb:') && action !== 'dynamodb:ListStreams'),
+    );
+    expect(wildcards).toEqual([]);
+  });
+
+  it('gives each guarded function journal access and only its own table actions', () => {
+    const byPolicy = (id: RegExp) =>
+      policyStatements(template)
+        .filter(({ policyId }) => id.test(policyId))
+        .filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('dynamodb:')))
+        .map(({ statement }) => ({ actions: actionsOf(statement).sort(), resource: JSON.stringify(statement.Resource) }));
+    expect(byPolicy(/^ApiCreatePayment/)).toEqual(
+      expect.arrayContaining([{ actions: ['dynamodb:PutItem'], resource: expect.stringContaining('PaymentsTable') }]),
+    );
+    expect(byPolicy(/^ApiGetPayment/)).toEqual([{ actions: ['dynamodb:GetItem'], resource: expect.stringContaining('PaymentsTable') }]);
+    expect(byPolicy(/^ApiCreateRefund/)).toEqual(
+      expect.arrayContaining([
+        { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: expect.stringContaining('PaymentsTable') },
+      ]),
+    );
+    expect(byPolicy(/^OrderEventsConsumer/)).toEqual(
+      expect.arrayContaining([{ actions: ['dynamodb:UpdateItem'], resource: expect.stringContaining('StockTable') }]),
+    );
+    for (const id of [/^ApiCreatePayment/, /^ApiCreateRefund/, /^OrderEventsConsumer/]) {
+      expect(byPolicy(id).some(({ resource }) => resource.includes('JournalTable'))).toBe(true);
+    }
+  });
+
+  it('outputs the API URL and the table names', () => {
+    template.hasOutput('ApiUrl', {});
+    template.hasOutput('JournalTableName', { Value: { Ref: Match.stringLikeRegexp('^JournalTable') } });
+    template.hasOutput('PaymentsTableName', { Value: { Ref: Match.stringLikeRegexp('^PaymentsTable') } });
+  });
+
+  it('builds a dashboard with alarms for every guarded operation and the consumer', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    for (const value of ['POST /payments', 'POST /payments/{id}/refunds']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'Operation', Value: value }] });
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'Consumer', Value: 'order-events' }] });
+  });
+});
