@@ -1,0 +1,86 @@
+import { runCli } from '../../src/cli/index.js';
+import { DynamoDBJournal, requestPk } from '../../src/index.js';
+import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
+
+async function cli(...args: string[]) {
+  const lines: string[] = [];
+  const code = await runCli(args, { out: (t) => lines.push(t), err: (t) => lines.push(t) });
+  return { code, text: lines.join('\n') };
+}
+
+describe('idemkit operator CLI', () => {
+  const client = localClient();
+  const endpoint = process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT!;
+  let tableName: string;
+  let journal: DynamoDBJournal;
+  beforeAll(async () => {
+    tableName = await createJournalTable(client);
+    journal = new DynamoDBJournal({ tableName, client });
+  });
+
+  it('inspects one record as a timeline', async () => {
+    const pk = requestPk('acme', 'POST /payments', 'inspect-1');
+    const r = await journal.reserve({ pk, fingerprint: 'abc', leaseMs: 60_000, ttlSeconds: 60 });
+    if (!r.reserved) throw new Error('expected a reservation');
+    await journal.beginEffect(pk, r.record.leaseToken, 'charge');
+    await journal.recordEvidence(pk, r.record.leaseToken, { chargeId: 'ch_9' });
+    const out = await cli('--table', tableName, '--endpoint', endpoint, 'inspect', pk);
+    expect(out.code).toBe(0);
+    expect(out.text).toMatch(/status\s+IN_PROGRESS/);
+    expect(out.text).toMatch(/lease\s+until .* \(held\)/);
+    expect(out.text).toMatch(/effect\s+started \(charge\)/);
+    expect(out.text).toMatch(/evidence\s+chargeId=ch_9/);
+  });
+
+  it('says so when the key is unknown', async () => {
+    const out = await cli('--table', tableName, '--endpoint', endpoint, 'inspect', 'req#-#op#nope');
+    expect(out.code).toBe(1);
+    expect(out.text).toMatch(/No record with pk 'req#-#op#nope'/);
+  });
+
+  it('says so when the table does not exist', async () => {
+    const out = await cli('--table', 'no-such-table', '--endpoint', endpoint, 'stuck');
+    expect(out.code).toBe(1);
+    expect(out.text).toMatch(/Table no-such-table does not exist/);
+  });
+
+  it('says so when the table is not a journal', async () => {
+    const other = await createTable(client, 'orders', 'orderId');
+    const out = await cli('--table', other, '--endpoint', endpoint, 'stuck');
+    expect(out.code).toBe(1);
+    expect(out.text).toMatch(/partition key 'orderId', not 'pk'/);
+  });
+
+  it('says so when there are no credentials', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY, profile: process.env.AWS_PROFILE, files: process.env.AWS_SHARED_CREDENTIALS_FILE, config: process.env.AWS_CONFIG_FILE };
+    delete process.env.AWS_ACCESS_KEY_ID;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/credentials';
+    process.env.AWS_CONFIG_FILE = '/nonexistent/config';
+    process.env.AWS_EC2_METADATA_DISABLED = 'true';
+    try {
+      const out = await cli('--table', tableName, '--endpoint', endpoint, 'stuck');
+      expect(out.code).toBe(1);
+      expect(out.text).toMatch(/No AWS credentials found/);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+      if (saved.files === undefined) delete process.env.AWS_SHARED_CREDENTIALS_FILE;
+      if (saved.config === undefined) delete process.env.AWS_CONFIG_FILE;
+    }
+  });
+
+  it('refuses to resolve a record that still holds its lease', async () => {
+    const pk = requestPk('acme', 'POST /payments', 'live-1');
+    await journal.reserve({ pk, fingerprint: 'abc', leaseMs: 60_000, ttlSeconds: 60 });
+    const out = await cli('--table', tableName, '--endpoint', endpoint, 'resolve', pk, '--released');
+    expect(out.code).toBe(1);
+    expect(out.text).toMatch(/Only UNKNOWN records or records whose lease expired can be resolved/);
+  });
+
+  it('asks for exactly one resolution', async () => {
+    const out = await cli('--table', tableName, '--endpoint', endpoint, 'resolve', 'req#x', '--released', '--completed', '{}');
+    expect(out.code).toBe(1);
+    expect(out.text).toMatch(/exactly one of/);
+  });
+});
