@@ -28,3 +28,4 @@ export { idempotencyOf, fingerprintOf, type IdempotencyScope, type RecoveryDecis
 export { httpIdempotency, REPLAYED_HEADER, DEFAULT_PROBLEM_TYPE_PREFIX, type HttpIdempotencyOptions, type HttpResponse, type StatusCodes } from './http/index.js';
 export { makeIdempotent, type MakeIdempotentOptions } from './function/index.js';
 export { MetricName, MetricDimension, DEFAULT_METRICS_NAMESPACE, type TelemetryOptions } from './telemetry/index.js';
+export * from './client/index.js';

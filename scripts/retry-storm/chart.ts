@@ -6,6 +6,8 @@ export interface ChartOptions {
   readonly brownoutMs: number;
   /** @default 'Requests per 100 ms during and after a brownout' */
   readonly title?: string;
+  /** Second line under the title, e.g. the scenario's parameters. @default none */
+  readonly subtitle?: string;
   /** @default 900 */
   readonly widthPx?: number;
   /** @default 420 */
@@ -18,7 +20,7 @@ const LABELS: Record<RetryStormStrategy, string> = {
   jitter: 'full jitter, no budget',
   'jitter-budget': 'full jitter + retry budget',
 };
-const MARGIN = { top: 48, right: 24, bottom: 48, left: 64 } as const;
+const MARGIN = { top: 60, right: 24, bottom: 48, left: 64 } as const;
 
 /**
  * Renders the requests sent per bucket over time, one step line per run, as a standalone SVG
@@ -42,17 +44,18 @@ export function renderRetryStormChart(runs: readonly RetryStormResult[], options
     `<svg xmlns="http://www.w3.org/2000/svg" width="${widthPx}" height="${heightPx}" viewBox="0 0 ${widthPx} ${heightPx}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="${widthPx}" height="${heightPx}" fill="#ffffff"/>`,
     `<text x="${widthPx / 2}" y="24" text-anchor="middle" font-size="16" font-weight="600">${escapeXml(title)}</text>`,
+    options.subtitle === undefined ? '' : `<text x="${widthPx / 2}" y="42" text-anchor="middle" fill="#555555">${escapeXml(options.subtitle)}</text>`,
     `<rect x="${x(0)}" y="${plot.top}" width="${x(options.brownoutMs) - x(0)}" height="${plot.height}" fill="#eeeeee"/>`,
     `<text x="${x(options.brownoutMs) - 6}" y="${plot.top + 16}" text-anchor="end" fill="#666666">brownout: every request fails</text>`,
     ...yTicks(yMax, yStep, plot, y),
     ...xTicks(endMs, plot, x),
     ...runs.map((run) => stepLine(run, x, y)),
-    ...legend(runs, plot.left + plot.width - 400, plot.top + 36),
+    ...legend(runs, plot.left + plot.width - 480, plot.top + 36),
     `<text x="${plot.left + plot.width / 2}" y="${heightPx - 10}" text-anchor="middle">time (s)</text>`,
     `<text transform="translate(16 ${plot.top + plot.height / 2}) rotate(-90)" text-anchor="middle">requests per ${runs[0]?.bucketMs ?? 100} ms</text>`,
     '</svg>',
   ];
-  return `${parts.join('\n')}\n`;
+  return `${parts.filter((part) => part !== '').join('\n')}\n`;
 }
 
 interface Plot {

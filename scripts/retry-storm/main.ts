@@ -38,5 +38,10 @@ console.table(
 
 const svgPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/retry-storm.svg');
 mkdirSync(dirname(svgPath), { recursive: true });
-writeFileSync(svgPath, renderRetryStormChart(runs, { brownoutMs: BROWNOUT_MS, title: `Requests per 100 ms: ${CLIENTS} clients, ${BROWNOUT_MS / 1000} s brownout` }));
+const chart = renderRetryStormChart(runs, {
+  brownoutMs: BROWNOUT_MS,
+  title: `Requests per 100 ms: ${CLIENTS} clients, ${BROWNOUT_MS / 1000} s brownout`,
+  subtitle: 'up to 8 attempts; jitter: base 100 ms, cap 20 s; budget: 10 % of first attempts + 10/s, 10 s window; peak excludes the first 100 ms',
+});
+writeFileSync(svgPath, chart);
 console.log(`chart written to ${svgPath}`);

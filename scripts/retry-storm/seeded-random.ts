@@ -2,7 +2,7 @@
  * A deterministic source of numbers in `[0, 1)` (mulberry32): the same seed always yields the
  * same sequence, so a simulation run can be repeated exactly.
  *
- * @default seed none; pass any 32-bit integer
+ * @param seed any 32-bit integer.
  * @example
  * const random = seededRandom(42); random() // 0.6011037519201636, on every run
  */

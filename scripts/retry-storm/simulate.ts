@@ -45,8 +45,8 @@ export interface RetryStormResult {
   readonly requestsPerBucket: readonly number[];
   /**
    * Largest request count of any bucket after the first wave. The first wave is bucket 0,
-   * `[0, bucketMs)`, where every client sends its first attempt (and which therefore holds
-   * `clients` requests whatever the strategy); "after" means every bucket from index 1 on.
+   * `[0, bucketMs)`, where every client sends its first attempt, so it holds `clients`
+   * requests whatever the strategy; "after" means every bucket from index 1 on.
    */
   readonly peakAfterFirstWave: number;
   readonly totals: {
@@ -87,6 +87,7 @@ export function simulateRetryStorm(options: RetryStormOptions): RetryStormResult
   const policy = policyFor(options, random, () => nowMs);
   const queue = new EventQueue<Attempt>();
   for (let client = 0; client < clients; client++) {
+    // Every first attempt inside bucket 0: a synchronised first wave, as when a fleet reconnects at once.
     const atMs = random() * bucketMs;
     queue.push({ atMs, attempt: 1, startedAtMs: atMs });
   }
@@ -115,6 +116,7 @@ export function simulateRetryStorm(options: RetryStormOptions): RetryStormResult
 }
 
 function policyFor(options: RetryStormOptions, random: () => number, clock: () => number): RetryPolicy {
+  // maxRetryAfterMs is moot: the simulated server never sends Retry-After.
   const shared = { maxAttempts: options.maxAttempts ?? 8, deadlineMs: options.deadlineMs ?? 30_000, maxRetryAfterMs: 0 };
   if (options.strategy === 'fixed') {
     const fixedDelayMs = options.fixedDelayMs ?? 1_000;
