@@ -1,5 +1,6 @@
 import { InProgressError, JournalError, ResponseTooLargeError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
 import { RecordStatus, type Journal, type JournalRecord } from '../journal/index.js';
+import { isExpired } from '../journal/items.js';
 import { MetricName } from '../telemetry/metric-names.js';
 import type { LocalCache } from './local-cache.js';
 import { AttemptScope, type IdempotencyScope } from './scope.js';
@@ -78,16 +79,20 @@ export class IdempotencyEngine {
     }
     const leaseMs = this.leaseMsFor(request);
     const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, (request.remainingTimeMs ?? Infinity) - LEASE_GRACE_MS);
+    let polled: JournalRecord | undefined;
     for (;;) {
-      trace.journalCalls++;
-      const reservation = await journal.reserve({ pk: request.pk, fingerprint: request.fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
-      if (reservation.reserved) {
-        trace.status = reservation.replacedExpired ? 'expired' : 'new';
-        trace.metrics.push(MetricName.newRequest);
-        if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
-        return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, leaseMs, trace) };
+      let record = polled;
+      if (!record) {
+        trace.journalCalls++;
+        const reservation = await journal.reserve({ pk: request.pk, fingerprint: request.fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
+        if (reservation.reserved) {
+          trace.status = reservation.replacedExpired ? 'expired' : 'new';
+          trace.metrics.push(MetricName.newRequest);
+          if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
+          return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, leaseMs, trace) };
+        }
+        record = reservation.record;
       }
-      const record = reservation.record;
       if (record.fingerprint !== request.fingerprint) throw this.mismatch(trace);
       if (record.status === RecordStatus.completed) {
         localCache?.remember(record);
@@ -100,6 +105,10 @@ export class IdempotencyEngine {
       if (leaseExpired) return this.takeOver(record, request, leaseMs, false, trace);
       if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(record, trace);
       await this.settings.sleep(POLL_INTERVAL_MS);
+      // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
+      trace.journalCalls++;
+      polled = await journal.get(request.pk);
+      if (polled && isExpired(polled.expiresAtEpochSeconds, clock())) polled = undefined;
     }
   }
 
@@ -162,14 +171,7 @@ export class IdempotencyEngine {
   }
 
   private async completionFailed(scope: AttemptScope, response: unknown, error: unknown, trace: AttemptTrace): Promise<Settlement> {
-    if (error instanceof LeaseLostError) {
-      trace.status = 'lease_lost';
-      const stored = error.existing;
-      if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
-      const current = await this.settings.journal.get(scope.pk).catch(() => undefined);
-      if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
-      throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
-    }
+    if (error instanceof LeaseLostError) return this.afterLeaseLost(scope, error, trace);
     if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
       trace.metrics.push(MetricName.commitConflict);
       await this.releaseAfterConflict(scope, trace);
@@ -184,6 +186,20 @@ export class IdempotencyEngine {
     }
     trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
     return { kind: 'not-stored', response };
+  }
+
+  /**
+   * The answer for an attempt whose lease was taken over: the stored outcome, never its own.
+   * Throws `InProgressError` (or `NeedsReviewError`) while the new owner has not finished.
+   */
+  async afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
+    trace.status = 'lease_lost';
+    const stored = error.existing;
+    if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
+    trace.journalCalls++;
+    const current = await this.settings.journal.get(scope.pk).catch(() => undefined);
+    if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
+    throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
   }
 
   private async releaseAfterConflict(scope: AttemptScope, trace: AttemptTrace): Promise<void> {

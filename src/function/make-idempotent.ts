@@ -1,6 +1,6 @@
 import { bindScope, checkFunction, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope } from '../engine/index.js';
 import type { GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError, KeyInvalidError, KeyMissingError } from '../errors/index.js';
+import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { keyProblem } from '../http/key-header.js';
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
@@ -79,6 +79,7 @@ export function makeIdempotent<TInput, TResult>(
       try {
         result = await fn(input, context);
       } catch (error) {
+        if (error instanceof LeaseLostError) return (await engine.afterLeaseLost(scope, error, trace)).response as TResult;
         await engine.abandon(scope, trace);
         throw error;
       } finally {

@@ -1,3 +1,5 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { outboxDispatcher } from '../index.js';
 import { HandlerEnv } from './service-config.js';
 
@@ -14,7 +16,12 @@ export function createOutboxDispatcherHandler(env: NodeJS.ProcessEnv = process.e
   if (Boolean(queueUrl) === Boolean(eventBusName)) {
     throw new Error(`Set exactly one of ${HandlerEnv.outboxQueueUrl} and ${HandlerEnv.outboxEventBus}`);
   }
-  return outboxDispatcher(queueUrl ? { queueUrl } : { eventBusName: eventBusName! });
+  if (queueUrl) {
+    // The queue is in the function's own region, so the regional endpoint (or
+    // AWS_ENDPOINT_URL_SQS in local runs) is the right one, whatever host the queue URL names.
+    return outboxDispatcher({ queueUrl, client: new SQSClient({ useQueueUrlAsEndpoint: false }) });
+  }
+  return outboxDispatcher({ eventBusName: eventBusName!, client: new EventBridgeClient({}) });
 }
 
 /** Lambda entry point, configured from the environment. */

@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { bindScope, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope, checkFunction } from '../engine/index.js';
 import type { AttemptScope, AttemptTrace, GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError, KeyInvalidError, KeyMissingError } from '../errors/index.js';
+import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
 import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
@@ -165,7 +165,16 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { scope, trace, identity, startedAtEpochMs } = state;
-    await engine.abandon(scope, trace);
+    if (request.error instanceof LeaseLostError && request.response === undefined) {
+      // The handler's own write was refused: another attempt owns the record, so its outcome answers.
+      try {
+        request.response = replayResponse((await engine.afterLeaseLost(scope, request.error, trace)).response as HttpResponse);
+      } catch (error) {
+        request.response = answerOrThrow(error, flavorOf(request.event));
+      }
+    } else {
+      await engine.abandon(scope, trace);
+    }
     trace.downstreamReference = firstEvidence(scope);
     // Another middleware may already have turned the error into a response: it stays as it is.
     const responseCode = (request.response as HttpResponse | undefined)?.statusCode ?? 500;

@@ -46,16 +46,16 @@ describe('fenced leases on DynamoDB Local', () => {
     const slow = makeIdempotent(
       async (_input: { id: string }, context) => {
         runs++;
-        for (let i = 0; i < 6; i++) {
-          await sleep(100);
+        for (let i = 0; i < 8; i++) {
+          await sleep(150);
           await idempotencyOf(context).heartbeat();
         }
         return 'done';
       },
-      { journal, operation: 'slow', key: (input) => input.id, leaseMs: 250 },
+      { journal, operation: 'slow', key: (input) => input.id, leaseMs: 700 },
     );
     const first = slow({ id: 'hb-1' });
-    await sleep(450);
+    await sleep(1_000); // past leaseMs: only the heartbeats keep the lease
     await expect(slow({ id: 'hb-1' })).rejects.toMatchObject({ code: 'request-in-progress' });
     expect(await first).toBe('done');
     expect(runs).toBe(1);
@@ -131,5 +131,27 @@ describe('fenced leases on DynamoDB Local', () => {
     expect((await handler(httpEvent({ key: 'lease-409', body: {} }), 5_000)).statusCode).toBe(409);
     resolveFirst();
     expect((await first).statusCode).toBe(201);
+  });
+});
+
+describe('a handler whose own fenced write is refused', () => {
+  it('answers with the stored outcome of the attempt that took over, never its own', async () => {
+    const client = localClient();
+    const journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
+    let stalled = true;
+    const handler = guard(async (_event: unknown, context?: unknown) => {
+      const scope = idempotencyOf(context as object);
+      if (stalled) {
+        stalled = false;
+        await sleep(400);
+        await scope.recordEvidence({ chargeId: 'ch_stale' });
+        return { statusCode: 201, body: 'stale' };
+      }
+      return { statusCode: 201, body: 'fresh' };
+    }, journal, { leaseMs: 250 });
+    const stale = handler(httpEvent({ key: 'refused-write', body: {} }));
+    await sleep(300);
+    expect((await handler(httpEvent({ key: 'refused-write', body: {} }))).body).toBe('fresh');
+    expect(await stale).toMatchObject({ statusCode: 201, body: 'fresh', headers: { 'Idempotent-Replayed': 'true' } });
   });
 });

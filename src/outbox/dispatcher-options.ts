@@ -1,0 +1,107 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { checkFunction, rejectUnknownOptions } from '../engine/index.js';
+import { InvalidOptionsError } from '../errors/index.js';
+import { EventBridgePublisher } from './eventbridge-publisher.js';
+import type { OutboxMessage } from './outbox-message.js';
+import type { OutboxPublisher } from './publisher.js';
+import { isFifoQueueUrl, SqsPublisher } from './sqs-publisher.js';
+
+/** Options both destinations accept. */
+interface DispatcherCommonOptions {
+  /**
+   * A Powertools `Logger` for the dispatch log lines.
+   * @default new Logger({ serviceName: 'idemkit' })
+   */
+  readonly logger?: Logger;
+}
+
+/** Dispatch to an SQS queue. */
+export interface QueueDispatchOptions extends DispatcherCommonOptions {
+  /** The queue's URL; a name ending in `.fifo` makes it a FIFO queue. */
+  readonly queueUrl: string;
+  readonly eventBusName?: never;
+  /**
+   * The SQS client.
+   * @default new SQSClient({})
+   */
+  readonly client?: SQSClient;
+  /**
+   * Message group of an event on a FIFO queue (events of one group stay in order).
+   * Only valid with a FIFO queue.
+   * @default the event type
+   * @example (message) => (message.detail as { orderId: string }).orderId
+   */
+  readonly messageGroupId?: (message: OutboxMessage) => string;
+}
+
+/** Dispatch to an EventBridge bus. */
+export interface EventBusDispatchOptions extends DispatcherCommonOptions {
+  /** The bus name or ARN. */
+  readonly eventBusName: string;
+  readonly queueUrl?: never;
+  /**
+   * The EventBridge client.
+   * @default new EventBridgeClient({})
+   */
+  readonly client?: EventBridgeClient;
+  /**
+   * `Source` of every event put on the bus.
+   * @default 'idemkit.outbox'
+   */
+  readonly source?: string;
+}
+
+/**
+ * Options of `outboxDispatcher`: exactly one of `queueUrl` and `eventBusName`.
+ *
+ * @example { queueUrl: process.env.ORDER_EVENTS_QUEUE_URL! }
+ * @example { eventBusName: 'payments', source: 'payments.service' }
+ */
+export type OutboxDispatcherOptions = QueueDispatchOptions | EventBusDispatchOptions;
+
+/** Default `Source` of events put on a bus. */
+export const DEFAULT_EVENT_SOURCE = 'idemkit.outbox';
+
+const FACTORY = 'outboxDispatcher';
+const QUEUE_OPTION_NAMES = ['queueUrl', 'client', 'messageGroupId', 'logger'];
+const BUS_OPTION_NAMES = ['eventBusName', 'client', 'source', 'logger'];
+
+/** What a dispatcher needs, resolved once per factory call. */
+export interface DispatcherSettings {
+  readonly publisher: OutboxPublisher;
+  readonly logger: Logger;
+}
+
+/** Validates dispatcher options (unknown names throw, naming the option) and builds the publisher. */
+export function resolveDispatcherOptions(options: OutboxDispatcherOptions): DispatcherSettings {
+  rejectUnknownOptions(FACTORY, options, [...new Set([...QUEUE_OPTION_NAMES, ...BUS_OPTION_NAMES])]);
+  const hasQueue = options.queueUrl !== undefined;
+  const hasBus = options.eventBusName !== undefined;
+  if (hasQueue === hasBus) throw new InvalidOptionsError(`${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName'`);
+  rejectUnknownOptions(FACTORY, options, hasQueue ? QUEUE_OPTION_NAMES : BUS_OPTION_NAMES);
+  if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
+    throw new InvalidOptionsError(`${FACTORY}: 'client' must be an AWS SDK v3 client`);
+  }
+  const logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
+  if (hasQueue) {
+    const queue = options as QueueDispatchOptions;
+    checkString('queueUrl', queue.queueUrl);
+    checkFunction(FACTORY, 'messageGroupId', queue.messageGroupId);
+    if (queue.messageGroupId !== undefined && !isFifoQueueUrl(queue.queueUrl)) {
+      throw new InvalidOptionsError(`${FACTORY}: 'messageGroupId' applies only to a FIFO queue (URL ending in .fifo)`);
+    }
+    const publisher = new SqsPublisher(queue.client ?? new SQSClient({}), queue.queueUrl, queue.messageGroupId ?? ((message) => message.type));
+    return { publisher, logger };
+  }
+  const bus = options as EventBusDispatchOptions;
+  checkString('eventBusName', bus.eventBusName);
+  if (bus.source !== undefined) checkString('source', bus.source);
+  const publisher = new EventBridgePublisher(bus.client ?? new EventBridgeClient({}), bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
+  return { publisher, logger };
+}
+
+function checkString(name: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidOptionsError(`${FACTORY}: '${name}' must be a non-empty string`);
+}

@@ -1,0 +1,43 @@
+import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { OutboxMessage } from './outbox-message.js';
+import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
+
+/**
+ * Sends outbox events to an EventBridge bus with `PutEvents`: `Source` from the options,
+ * `DetailType` the event type, `Detail` the message `{ eventId, type, detail, occurredAt }`.
+ * EventBridge does not deduplicate: targets deduplicate on `detail.eventId`.
+ */
+export class EventBridgePublisher implements OutboxPublisher {
+  constructor(
+    private readonly client: EventBridgeClient,
+    private readonly eventBusName: string,
+    private readonly source: string,
+  ) {}
+
+  get destination(): string {
+    return this.eventBusName;
+  }
+
+  async publish(messages: readonly OutboxMessage[]): Promise<PublishOutcome> {
+    try {
+      const out = await this.client.send(new PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }));
+      if (!out.FailedEntryCount) return { kind: 'sent' };
+      const index = (out.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined);
+      const failed = out.Entries?.[index];
+      return { kind: 'failed', index: Math.max(index, 0), reason: `${failed?.ErrorCode ?? 'Failed'}: ${failed?.ErrorMessage ?? ''}` };
+    } catch (error) {
+      return thrownOutcome(error);
+    }
+  }
+
+  private entryOf(message: OutboxMessage): PutEventsRequestEntry {
+    const time = new Date(message.occurredAt);
+    return {
+      EventBusName: this.eventBusName,
+      Source: this.source,
+      DetailType: message.type,
+      Detail: JSON.stringify(message),
+      ...(Number.isNaN(time.getTime()) ? {} : { Time: time }),
+    };
+  }
+}

@@ -1,0 +1,92 @@
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { RequestInvalidError } from '../errors/index.js';
+import { resolveDispatcherOptions, type OutboxDispatcherOptions } from './dispatcher-options.js';
+import { isOutboxInsert, outboxMessageOf, type OutboxMessage } from './outbox-message.js';
+import { batchesOf } from './publisher.js';
+
+/** An outbox event found in the stream batch, with the record it came from. */
+interface Pending {
+  readonly record: DynamoDBRecord;
+  readonly message: OutboxMessage;
+}
+
+/** The first record that could not be dispatched, and why. */
+interface Stop {
+  readonly record: DynamoDBRecord;
+  readonly reason: string;
+  readonly eventId?: string;
+}
+
+/**
+ * DynamoDB Streams handler that delivers the journal's outbox: each `INSERT` of an
+ * `outbox#` item becomes one SQS message (body `{ eventId, type, detail, occurredAt }`,
+ * String attribute `eventId`; on a FIFO queue `MessageDeduplicationId` = eventId) or one
+ * EventBridge event (`DetailType` = type, `Detail` = that body). Every other record
+ * (other kinds, `MODIFY`, `REMOVE`) is ignored.
+ *
+ * Events go out in stream order. At the first event that cannot be sent, the dispatcher
+ * stops and reports that record and every later outbox record in `batchItemFailures`
+ * (by `dynamodb.SequenceNumber`; enable `ReportBatchItemFailures`): Lambda resumes the
+ * shard from there, so order holds and nothing is lost. Delivery is at least once: an
+ * event can be sent again after a retry, so consumers deduplicate on `eventId`
+ * (`sqsConsumer` with `fromMessageAttribute('eventId')`).
+ *
+ * The dispatcher writes nothing back: outbox items already carry `expiresAt` (seven days
+ * after the commit), and DynamoDB TTL removes them; the stream, not the table, is the queue.
+ *
+ * @example
+ * export const handler = outboxDispatcher({ queueUrl: process.env.ORDER_EVENTS_QUEUE_URL! });
+ */
+export function outboxDispatcher(options: OutboxDispatcherOptions): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+  const { publisher, logger } = resolveDispatcherOptions(options);
+
+  async function send(pending: readonly Pending[]): Promise<Stop | undefined> {
+    let offset = 0;
+    for (const batch of batchesOf(pending.map((entry) => entry.message))) {
+      const outcome = await publisher.publish(batch);
+      if (outcome.kind === 'failed') {
+        const failed = pending[offset + outcome.index];
+        return { record: failed.record, reason: outcome.reason, eventId: failed.message.eventId };
+      }
+      offset += batch.length;
+    }
+    return undefined;
+  }
+
+  return async function dispatchOutbox(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+    const records = event?.Records;
+    if (!Array.isArray(records)) throw new RequestInvalidError('outboxDispatcher: the event is not a DynamoDB Streams event (no Records array)');
+    const outboxRecords = records.filter(isOutboxInsert);
+    const pending: Pending[] = [];
+    let stop: Stop | undefined;
+    for (const record of outboxRecords) {
+      try {
+        pending.push({ record, message: outboxMessageOf(record) });
+      } catch (error) {
+        stop = { record, reason: (error as Error).message };
+        break;
+      }
+    }
+    stop = (await send(pending)) ?? stop;
+    const firstFailed = stop ? outboxRecords.indexOf(stop.record) : outboxRecords.length;
+    const published = pending.slice(0, firstFailed).map((entry) => entry.message.eventId);
+    if (published.length > 0) logger.info('outbox dispatched', { destination: publisher.destination, published: published.length, event_ids: published });
+    if (!stop) return { batchItemFailures: [] };
+    const unsent = outboxRecords.slice(firstFailed);
+    logger.error('outbox dispatch stopped', {
+      destination: publisher.destination,
+      reason: stop.reason,
+      event_id: stop.eventId,
+      sequence_number: stop.record.dynamodb?.SequenceNumber,
+      reported: unsent.length,
+    });
+    return { batchItemFailures: unsent.map((record) => ({ itemIdentifier: sequenceNumberOf(record) })) };
+  };
+}
+
+function sequenceNumberOf(record: DynamoDBRecord): string {
+  const sequenceNumber = record.dynamodb?.SequenceNumber;
+  // Without it the failure cannot be pinned to a record: failing the whole batch is the safe answer.
+  if (!sequenceNumber) throw new RequestInvalidError('outboxDispatcher: a stream record has no dynamodb.SequenceNumber');
+  return sequenceNumber;
+}
