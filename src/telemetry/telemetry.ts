@@ -4,6 +4,11 @@ import { sha256Hex } from '../engine/fingerprint.js';
 import type { AttemptTrace } from '../engine/trace.js';
 import { DEFAULT_METRICS_NAMESPACE } from './metric-names.js';
 
+/** What the guard needs of a metrics sink: a Powertools `Metrics` instance fits. */
+export type MetricsSink = Pick<Metrics, 'singleMetric'>;
+/** What the guard needs of a logger: a Powertools `Logger` instance fits. */
+export type LogSink = Pick<Logger, 'info' | 'error'>;
+
 /** Telemetry options shared by every entry point. */
 export interface TelemetryOptions {
   /**
@@ -11,12 +16,12 @@ export interface TelemetryOptions {
    * `Operation` or `Consumer` dimension (never tenant or key).
    * @default new Metrics({ namespace: 'Idempotency', serviceName: 'idemkit' })
    */
-  readonly metrics?: Metrics;
+  readonly metrics?: MetricsSink;
   /**
    * A Powertools `Logger` instance for the per-attempt log line.
    * @default new Logger({ serviceName: 'idemkit' })
    */
-  readonly logger?: Logger;
+  readonly logger?: LogSink;
 }
 
 /** Identity of an attempt for its log line; the raw key is hashed here and never logged. */
@@ -32,8 +37,8 @@ export interface AttemptIdentity {
 
 /** Writes the one structured log line and the EMF metrics of each guarded attempt. */
 export class Telemetry {
-  private readonly metrics: Metrics;
-  private readonly logger: Logger;
+  private readonly metrics: MetricsSink;
+  private readonly logger: LogSink;
 
   constructor(
     private readonly dimensionName: string,
