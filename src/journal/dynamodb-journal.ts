@@ -15,7 +15,7 @@ import { expiryFromNow, newLeaseToken, outboxItem, uniqueItem } from './items.js
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
 import { chunkCount, recordFromItem, type JournalItem } from './record-item.js';
 import { decodeChunks, encodeResponse, type EncodedResponse } from './response-codec.js';
-import { chunkPk, RecordKind, RecordStatus } from './schema.js';
+import { chunkPk, RecordKind, RecordPrefix, RecordStatus } from './schema.js';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
@@ -65,7 +65,7 @@ export class DynamoDBJournal implements Journal {
     const now = this.clock();
     const item: JournalItem = {
       pk: request.pk,
-      kind: RecordKind.request,
+      kind: request.pk.startsWith(RecordPrefix.message) ? RecordKind.message : RecordKind.request,
       status: RecordStatus.inProgress,
       fingerprint: request.fingerprint,
       leaseToken: newLeaseToken(),

@@ -3,6 +3,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { checkFunction, rejectUnknownOptions } from '../engine/index.js';
 import { InvalidOptionsError } from '../errors/index.js';
+import type { LogSink } from '../telemetry/index.js';
 import { EventBridgePublisher } from './eventbridge-publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
 import type { OutboxPublisher } from './publisher.js';
@@ -14,7 +15,7 @@ interface DispatcherCommonOptions {
    * A Powertools `Logger` for the dispatch log lines.
    * @default new Logger({ serviceName: 'idemkit' })
    */
-  readonly logger?: Logger;
+  readonly logger?: LogSink;
 }
 
 /** Dispatch to an SQS queue. */
@@ -71,7 +72,7 @@ const BUS_OPTION_NAMES = ['eventBusName', 'client', 'source', 'logger'];
 /** What a dispatcher needs, resolved once per factory call. */
 export interface DispatcherSettings {
   readonly publisher: OutboxPublisher;
-  readonly logger: Logger;
+  readonly logger: LogSink;
 }
 
 /** Validates dispatcher options (unknown names throw, naming the option) and builds the publisher. */

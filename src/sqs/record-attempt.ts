@@ -3,7 +3,7 @@ import { bindScope, fingerprintOf, newTrace, sha256Hex, unbindScope, type Attemp
 import { IdempotencyError, KeyInvalidError, KeyMissingError } from '../errors/index.js';
 import { keyProblem } from '../http/key-header.js';
 import { messagePk } from '../journal/index.js';
-import { MetricName, type AttemptIdentity, type Telemetry } from '../telemetry/index.js';
+import { MetricName, type Telemetry } from '../telemetry/index.js';
 import type { ConsumerSettings } from './sqs-consumer-options.js';
 
 /**
@@ -14,7 +14,7 @@ import type { ConsumerSettings } from './sqs-consumer-options.js';
 export type SqsRecordHandler = (record: SQSRecord, context: Context) => Promise<unknown>;
 
 /** What became of one record. */
-export type RecordOutcome = { readonly kind: 'processed' } | { readonly kind: 'suppressed' } | { readonly kind: 'failed'; readonly error: unknown };
+export type RecordOutcome = 'processed' | 'suppressed' | 'failed';
 
 /** The parts of a consumer one record attempt uses. */
 export interface RecordGuard {
@@ -26,7 +26,7 @@ export interface RecordGuard {
 
 /**
  * Runs one record through the engine under `msg#<consumer>#<messageId>`. Never throws: a
- * record that cannot be handled comes back `failed`, with its reason logged, so one bad
+ * record that cannot be handled comes back `'failed'`, with its reason logged, so one bad
  * record never fails its batch.
  */
 export async function attemptRecord(guard: RecordGuard, record: SQSRecord, context: Context): Promise<RecordOutcome> {
@@ -34,17 +34,16 @@ export async function attemptRecord(guard: RecordGuard, record: SQSRecord, conte
   const clock = settings.engineSettings.clock;
   const startedAtEpochMs = clock();
   const trace = newTrace();
-  const identity: { -readonly [K in keyof AttemptIdentity]: AttemptIdentity[K] } = { requestId: context.awsRequestId, operation: settings.consumer };
+  let key: string | undefined;
+  let requestHash: string | undefined;
   try {
-    const messageId = readMessageId(settings, record, trace);
-    identity.key = messageId;
-    const fingerprint = settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '');
-    identity.requestHash = fingerprint;
+    key = readMessageId(settings, record, trace);
+    requestHash = settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '');
     const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-    const admission = await engine.admit({ pk: messagePk(settings.consumer, messageId), key: messageId, scope: settings.consumer, fingerprint, remainingTimeMs }, trace);
+    const admission = await engine.admit({ pk: messagePk(settings.consumer, key), key, scope: settings.consumer, fingerprint: requestHash, remainingTimeMs }, trace);
     if (admission.kind === 'replay') {
       countAsSuppressed(trace);
-      return { kind: 'suppressed' };
+      return 'suppressed';
     }
     // Each record gets its own context object, so records handled side by side never share a scope.
     const recordContext = Object.create(context) as Context;
@@ -58,19 +57,26 @@ export async function attemptRecord(guard: RecordGuard, record: SQSRecord, conte
       unbindScope(recordContext);
     }
     await engine.settle(admission.scope, { store: true, response: undefined }, trace);
-    return { kind: 'processed' };
+    return 'processed';
   } catch (error) {
-    settings.logger.warn('sqs record reported as failed', {
-      consumer: settings.consumer,
-      message_id: record.messageId,
-      idempotency_status: trace.status,
-      reason: error instanceof Error ? error.message : String(error),
-      error_code: error instanceof IdempotencyError ? error.code : undefined,
-    });
-    return { kind: 'failed', error };
+    logFailure(settings, record, trace, error);
+    return 'failed';
   } finally {
-    telemetry.emit(identity, trace, startedAtEpochMs, clock());
+    telemetry.emit({ requestId: context.awsRequestId, operation: settings.consumer, key, requestHash }, trace, startedAtEpochMs, clock());
   }
+}
+
+/** A collision with a running attempt is routine; anything else needs a look. */
+function logFailure(settings: ConsumerSettings, record: SQSRecord, trace: AttemptTrace, error: unknown): void {
+  const fields = {
+    consumer: settings.consumer,
+    message_id: record.messageId,
+    idempotency_status: trace.status,
+    reason: error instanceof Error ? error.message : String(error),
+    error_code: error instanceof IdempotencyError ? error.code : undefined,
+  };
+  if (trace.status === 'in_progress') settings.logger.info('sqs record reported as failed', fields);
+  else settings.logger.error('sqs record reported as failed', fields);
 }
 
 function readMessageId(settings: ConsumerSettings, record: SQSRecord, trace: AttemptTrace): string {

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
 import { checkFunction, checkNumber, GUARD_OPTION_NAMES, rejectUnknownOptions, resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
 import { InvalidOptionsError } from '../errors/index.js';
+import type { LogSink } from '../telemetry/index.js';
 
 /** Options of `sqsConsumer`. */
 export interface SqsConsumerOptions extends GuardOptions {
@@ -41,7 +42,7 @@ export interface ConsumerSettings {
   readonly messageId: (record: SQSRecord) => string;
   readonly fingerprint?: (record: SQSRecord) => unknown;
   readonly concurrency: number;
-  readonly logger: Logger;
+  readonly logger: LogSink;
 }
 
 const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'consumer', 'messageId', 'fingerprint', 'concurrency'];

@@ -57,12 +57,12 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
           continue;
         }
         const outcome = await attemptRecord(guard, record, context);
-        if (outcome.kind !== 'failed') continue;
+        if (outcome !== 'failed') continue;
         failed.add(record);
         groupFailed = messageGroupOf(record) !== undefined;
       }
       if (unprocessed > 0) {
-        settings.logger.warn('sqs records after a failure in their message group reported unprocessed', {
+        settings.logger.info('sqs records after a failure in their message group reported unprocessed', {
           consumer: settings.consumer,
           message_group_id: messageGroupOf(lane[0]),
           unprocessed,

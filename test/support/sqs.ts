@@ -177,3 +177,11 @@ export class EventSourceMapping {
     return deliveries;
   }
 }
+
+/** Messages waiting in a queue, visible or in flight. */
+export async function queueDepth(client: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+  );
+  return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}
