@@ -1,5 +1,5 @@
 import { Duration, Names } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction, type MetricOptions, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction, type IMetric, type MetricOptions, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { HandlerEnv } from '../src/handlers/service-config.js';
 import { MetricName } from '../src/telemetry/metric-names.js';
 import { IdemkitFunction } from './idemkit-function.js';
-import { idempotencyMetric } from './idempotency-metric.js';
+import { idempotencyMetric, type IdempotencyMetricOptions } from './idempotency-metric.js';
 import type { IdempotencyJournalTable } from './journal-table.js';
 import { secureQueue } from './secure-queue.js';
 
@@ -184,17 +184,17 @@ export class GuardedQueueConsumer extends Construct {
   }
 
   /** Deliveries the journal recognised as already processed (sum per period). */
-  public metricDuplicateSuppressed(props?: MetricOptions): Metric {
-    return this.metricRuntime(MetricName.duplicateSuppressed, props);
+  public metricDuplicateSuppressed(options?: IdempotencyMetricOptions): IMetric {
+    return this.metricRuntime(MetricName.duplicateSuppressed, options);
   }
 
   /** Messages processed for the first time (sum per period). */
-  public metricNewMessages(props?: MetricOptions): Metric {
-    return this.metricRuntime(MetricName.newRequest, props);
+  public metricNewMessages(options?: IdempotencyMetricOptions): IMetric {
+    return this.metricRuntime(MetricName.newRequest, options);
   }
 
-  private metricRuntime(name: MetricName, props?: MetricOptions): Metric {
-    return idempotencyMetric(name, { consumer: this.consumerName }, { ...props, namespace: this.metricsNamespace });
+  private metricRuntime(name: MetricName, options?: IdempotencyMetricOptions): IMetric {
+    return idempotencyMetric(name, { consumer: this.consumerName }, { namespace: this.metricsNamespace, ...options });
   }
 }
 

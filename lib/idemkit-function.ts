@@ -99,10 +99,11 @@ export class IdemkitFunction extends Construct {
     });
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
+    const runtime = props.runtime ?? Runtime.NODEJS_22_X;
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: props.handler ?? 'handler',
-      runtime: props.runtime ?? Runtime.NODEJS_22_X,
+      runtime,
       architecture: props.architecture ?? Architecture.ARM_64,
       timeout: props.timeout ?? Duration.seconds(10),
       memorySize: props.memorySize ?? 512,
@@ -127,7 +128,7 @@ export class IdemkitFunction extends Construct {
         bundleAwsSDK: true,
         minify: true,
         sourceMap: true,
-        target: 'node22',
+        target: runtime.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
       },
     });
     props.journal?.grantJournalAccess(this.function);

@@ -5,7 +5,6 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
-  SearchExpression,
   TextWidget,
   TreatMissingData,
   type IAlarm,
@@ -15,7 +14,7 @@ import {
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE, MetricDimension, MetricName } from '../src/telemetry/metric-names.js';
-import { idempotencyMetric, type MetricSubject } from './idempotency-metric.js';
+import { idempotencyMetric, idempotencyMetricSearch, type MetricSubject } from './idempotency-metric.js';
 import type { IdempotencyJournalTable } from './journal-table.js';
 
 /** Runtime metrics that page someone as soon as one occurs. */
@@ -104,11 +103,8 @@ export class IdempotencyDashboard extends Construct {
     this.namespace = props.namespace ?? DEFAULT_METRICS_NAMESPACE;
     this.period = props.period ?? Duration.minutes(5);
 
-    const subjects: MetricSubject[] = [
-      ...(props.operations ?? []).map((operation) => ({ operation })),
-      ...(props.consumers ?? []).map((consumer) => ({ consumer })),
-    ];
-    subjects.forEach((subject, index) => this.addRuntimeAlarms(subject, index));
+    (props.operations ?? []).forEach((operation, index) => this.addRuntimeAlarms({ operation }, index));
+    (props.consumers ?? []).forEach((consumer, index) => this.addRuntimeAlarms({ consumer }, index));
     if (props.alarmOnDeadLetterQueues ?? true) {
       (props.deadLetterQueues ?? []).forEach((queue, index) => this.addDeadLetterAlarm(queue, index));
     }
@@ -142,17 +138,15 @@ export class IdempotencyDashboard extends Construct {
   }
 
   private runtimeGraph(name: MetricName): IWidget {
-    const search = (dimension: string) =>
-      new SearchExpression({
-        expression: `SEARCH('{"${this.namespace}","${dimension}"} MetricName="${name}"', 'Sum', ${this.period.toSeconds()})`,
-        label: dimension,
-        period: this.period,
-      });
+    const options = { namespace: this.namespace, period: this.period };
     return new GraphWidget({
       title: name,
       width: 8,
       height: 6,
-      left: [search(MetricDimension.operation), search(MetricDimension.consumer)],
+      left: [
+        idempotencyMetricSearch(name, MetricDimension.operation, options),
+        idempotencyMetricSearch(name, MetricDimension.consumer, options),
+      ],
     });
   }
 

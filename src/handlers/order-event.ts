@@ -1,12 +1,5 @@
+import type { OutboxMessage } from '../index.js';
 import type { OrderItem } from './payment-request.js';
-
-/** An outbox event as the dispatcher delivers it: `{ eventId, type, detail, occurredAt }`. */
-export interface OutboxMessage {
-  readonly eventId: string;
-  readonly type: string;
-  readonly detail: unknown;
-  readonly occurredAt: string;
-}
 
 /** The detail of an `order.confirmed` event. */
 export interface OrderConfirmedDetail {

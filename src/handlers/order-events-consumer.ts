@@ -1,5 +1,4 @@
-import type { SQSRecord } from 'aws-lambda';
-import { idempotencyOf, sqsConsumer } from '../index.js';
+import { fromMessageAttribute, idempotencyOf, OUTBOX_EVENT_ID_ATTRIBUTE, sqsConsumer } from '../index.js';
 import { createDocumentClient, journalFromEnvironment, type AnyJournal } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { orderConfirmedDetail, parseOutboxMessage } from './order-event.js';
@@ -14,23 +13,11 @@ export interface OrderEventsConsumerDependencies {
 }
 
 /**
- * The outbox's event id identifies one logical event even when the dispatcher sent it twice
- * (a stream retry makes a new SQS message id); SQS's own id is the fallback.
- */
-export function outboxEventId(record: SQSRecord): string {
-  const attribute = record.messageAttributes?.eventId?.stringValue;
-  if (attribute) return attribute;
-  try {
-    return parseOutboxMessage(record.body).eventId;
-  } catch {
-    return record.messageId;
-  }
-}
-
-/**
  * Reserves stock once per `order.confirmed` event: each item's conditional decrement of
  * `available` commits in the same transaction as the inbox record, so a duplicate delivery
- * finds the record and changes nothing. Other event types are acknowledged untouched.
+ * finds the record and changes nothing. Messages are identified by the outbox's `eventId`
+ * attribute, not the SQS message id: a dispatch retried after a stream failure sends the
+ * same event under a new message id. Other event types are acknowledged untouched.
  *
  * @example
  * const handler = createOrderEventsConsumer({ journal, stockTable: 'stock' });
@@ -54,7 +41,7 @@ export function createOrderEventsConsumer(deps: OrderEventsConsumerDependencies)
         });
       }
     },
-    { journal: deps.journal, consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER, messageId: outboxEventId },
+    { journal: deps.journal, consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER, messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE) },
   );
 }
 

@@ -70,6 +70,8 @@ export class Telemetry {
       else this.logger.info('idempotency', fields);
       for (const name of trace.metrics) {
         const single = this.metrics.singleMetric();
+        // Only Operation (or Consumer): a default `service` dimension would split every alarm's series.
+        single.clearDefaultDimensions?.();
         single.addDimension(this.dimensionName, identity.operation);
         single.addMetric(name, MetricUnit.Count, 1);
       }

@@ -116,8 +116,7 @@ describe('GuardedQueueConsumer', () => {
   });
 
   it('exposes the runtime metrics of its consumer', () => {
-    const metric = consumer.metricDuplicateSuppressed().toMetricConfig().metricStat!;
-    expect(metric).toMatchObject({ namespace: 'Idempotency', metricName: MetricName.duplicateSuppressed, statistic: 'Sum' });
-    expect(metric.dimensions).toEqual([{ name: MetricDimension.consumer, value: 'Orders' }]);
+    const expression = consumer.metricDuplicateSuppressed().toMetricConfig().mathExpression!.expression;
+    expect(expression).toBe(`SELECT SUM(${MetricName.duplicateSuppressed}) FROM "Idempotency" WHERE ${MetricDimension.consumer} = 'Orders'`);
   });
 });

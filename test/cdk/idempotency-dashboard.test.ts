@@ -55,7 +55,7 @@ describe('IdempotencyDashboard', () => {
     const graphed = expressions(bareTemplate);
     for (const name of Object.values(MetricName)) {
       for (const dimension of Object.values(MetricDimension)) {
-        expect(graphed).toContain(`SEARCH('{"${DEFAULT_METRICS_NAMESPACE}","${dimension}"} MetricName="${name}"', 'Sum', 300)`);
+        expect(graphed).toContain(`SEARCH('Namespace="${DEFAULT_METRICS_NAMESPACE}" MetricName="${name}" ${dimension}', 'Sum', 300)`);
       }
     }
   });
@@ -65,17 +65,19 @@ describe('IdempotencyDashboard', () => {
   });
 
   it.each([MetricName.payloadMismatch, MetricName.unknownAfterEffect, MetricName.journalError])(
-    'alarms on %s for each operation and consumer',
+    'alarms on %s for each operation and consumer, whatever other dimensions the metric carries',
     (metricName) => {
       for (const [dimension, value] of [
         [MetricDimension.operation, 'POST /payments'],
         [MetricDimension.consumer, 'order-events'],
       ]) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-          Namespace: DEFAULT_METRICS_NAMESPACE,
-          MetricName: metricName,
-          Dimensions: [{ Name: dimension, Value: value }],
-          Statistic: 'Sum',
+          Metrics: [
+            Match.objectLike({
+              Expression: `SELECT SUM(${metricName}) FROM "${DEFAULT_METRICS_NAMESPACE}" WHERE ${dimension} = '${value}'`,
+              Period: 300,
+            }),
+          ],
           ComparisonOperator: 'GreaterThanThreshold',
           Threshold: 0,
           TreatMissingData: 'notBreaching',
@@ -104,7 +106,9 @@ describe('IdempotencyDashboard', () => {
 
   it('uses the given namespace and leaves DLQ alarms to the caller when asked', () => {
     customTemplate.resourceCountIs('AWS::CloudWatch::Alarm', 3);
-    customTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', { Namespace: 'Shop' });
+    customTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      Metrics: [Match.objectLike({ Expression: Match.stringLikeRegexp('FROM "Shop" WHERE Operation = \'checkout\'') })],
+    });
     expect(dashboardBody(customTemplate)).toContain('ApproximateNumberOfMessagesVisible');
   });
 });

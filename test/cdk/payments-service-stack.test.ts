@@ -114,9 +114,10 @@ describe('PaymentsServiceStack', () => {
 
   it('builds a dashboard with alarms for every guarded operation and the consumer', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    for (const value of ['POST /payments', 'POST /payments/{id}/refunds']) {
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'Operation', Value: value }] });
+    for (const filter of ["Operation = 'POST /payments'", "Operation = 'POST /payments/{id}/refunds'", "Consumer = 'order-events'"]) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Metrics: [Match.objectLike({ Expression: Match.stringLikeRegexp(`WHERE ${filter.replace(/[{}/]/g, '.')}`) })],
+      });
     }
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'Consumer', Value: 'order-events' }] });
   });
 });

@@ -1,0 +1,66 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { IdemkitFunction, IdempotencyJournalTable } from '../../lib/index.js';
+import { actionsOf, CONSUMER_ENTRY, policyStatements, testApp } from './test-app.js';
+
+describe('IdemkitFunction', () => {
+  const app = testApp();
+  const defaults = new Stack(app, 'Defaults');
+  new IdemkitFunction(defaults, 'Fn', { entry: CONSUMER_ENTRY });
+  const options = new Stack(app, 'Options');
+  new IdemkitFunction(options, 'Fn', {
+    entry: CONSUMER_ENTRY,
+    journal: new IdempotencyJournalTable(options, 'Journal'),
+    serviceName: 'checkout',
+    metricsNamespace: 'Shop',
+    environment: { FEATURE: 'on' },
+    timeout: Duration.seconds(25),
+    memorySize: 1024,
+    runtime: Runtime.NODEJS_24_X,
+    architecture: Architecture.X86_64,
+  });
+  const template = Template.fromStack(defaults);
+  const optionsTemplate = Template.fromStack(options);
+
+  it('defaults to a traced arm64 nodejs22.x function with JSON logs in its own log group', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: 512,
+      Timeout: 10,
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN', LogGroup: { Ref: Match.stringLikeRegexp('^FnLogGroup') } },
+      Environment: {
+        Variables: { POWERTOOLS_SERVICE_NAME: 'idemkit', POWERTOOLS_METRICS_NAMESPACE: 'Idempotency', NODE_OPTIONS: '--enable-source-maps' },
+      },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('uses a role without AWS managed policies that may write only its own logs', () => {
+    template.hasResourceProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
+    const logs = policyStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('logs:')));
+    expect(logs.map(({ statement }) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^FnLogGroup/), 'Arn'] }]);
+  });
+
+  it('wires the journal and honours every option', () => {
+    optionsTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['x86_64'],
+      MemorySize: 1024,
+      Timeout: 25,
+      Environment: {
+        Variables: Match.objectLike({
+          IDEMKIT_TABLE_NAME: { Ref: Match.stringLikeRegexp('^JournalTable') },
+          POWERTOOLS_SERVICE_NAME: 'checkout',
+          POWERTOOLS_METRICS_NAMESPACE: 'Shop',
+          FEATURE: 'on',
+        }),
+      },
+    });
+    const dynamo = policyStatements(optionsTemplate).filter(({ statement }) => actionsOf(statement).includes('dynamodb:PutItem'));
+    expect(dynamo).toHaveLength(1);
+  });
+});
