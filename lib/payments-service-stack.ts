@@ -2,7 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'a
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { ORDER_EVENTS_CONSUMER, HandlerEnv, PAYMENTS_SERVICE_NAME, PaymentsOperation } from '../src/handlers/service-config.js';
+import { ExampleTableKey, ORDER_EVENTS_CONSUMER, HandlerEnv, PAYMENTS_SERVICE_NAME, PaymentsOperation } from '../src/handlers/service-config.js';
 import { exampleHandlerEntry } from './example-handler-entry.js';
 import { GuardedQueueConsumer } from './guarded-queue-consumer.js';
 import { IdempotencyDashboard } from './idempotency-dashboard.js';
@@ -57,8 +57,8 @@ export class PaymentsServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: PaymentsServiceStackProps = {}) {
     super(scope, id, props);
     this.journal = new IdempotencyJournalTable(this, 'Journal');
-    this.paymentsTable = exampleTable(this, 'PaymentsTable', 'paymentId');
-    this.stockTable = exampleTable(this, 'StockTable', 'sku');
+    this.paymentsTable = exampleTable(this, 'PaymentsTable', ExampleTableKey.payments);
+    this.stockTable = exampleTable(this, 'StockTable', ExampleTableKey.stock);
 
     this.api = new PaymentsApi(this, 'Api', {
       journal: this.journal,

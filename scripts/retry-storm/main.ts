@@ -15,7 +15,8 @@ const BROWNOUT_MS = 4_000;
 const seed = Number(process.argv[2] ?? 42);
 const strategies: readonly RetryStormStrategy[] = ['fixed', 'jitter', 'jitter-budget'];
 
-const runs = strategies.map((strategy) => simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed }));
+const BASE_DELAY_MS = 500;
+const runs = strategies.map((strategy) => simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed, baseDelayMs: BASE_DELAY_MS }));
 const fixedPeak = runs[0]!.peakAfterFirstWave;
 
 console.log(`${CLIENTS} clients, ${BROWNOUT_MS} ms brownout, seed ${seed}; peak = busiest 100 ms bucket after the first (first-attempt) bucket`);
@@ -41,7 +42,7 @@ mkdirSync(dirname(svgPath), { recursive: true });
 const chart = renderRetryStormChart(runs, {
   brownoutMs: BROWNOUT_MS,
   title: `Requests per 100 ms: ${CLIENTS} clients, ${BROWNOUT_MS / 1000} s brownout`,
-  subtitle: 'up to 8 attempts; jitter: base 100 ms, cap 20 s; budget: 10 % of first attempts + 10/s, 10 s window; peak excludes the first 100 ms',
+  subtitle: `up to 8 attempts; jitter: base ${BASE_DELAY_MS} ms, cap 20 s; budget: 10 % of first attempts + 10/s, 10 s window; peak excludes the first 100 ms`,
 });
 writeFileSync(svgPath, chart);
 console.log(`chart written to ${svgPath}`);

@@ -1,11 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, type httpIdempotency } from '../index.js';
+import { DynamoDBJournal, type GuardOptions, type httpIdempotency } from '../index.js';
 import { requiredEnv } from './environment.js';
 import { HandlerEnv } from './service-config.js';
 
 /** Any journal the guards accept (`DynamoDBJournal` in Lambda, `MemoryJournal` in unit tests). */
 export type AnyJournal = Parameters<typeof httpIdempotency>[0]['journal'];
+
+/** Guard options the example handlers let a local runner or a test set. */
+export type ExampleGuardOptions = Pick<GuardOptions, 'leaseMs' | 'metrics' | 'logger' | 'clock' | 'localCache'>;
 
 /**
  * One DocumentClient per Lambda instance. `AWS_ENDPOINT_URL_DYNAMODB` (read by the SDK

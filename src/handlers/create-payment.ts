@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { httpIdempotency, idempotencyOf, type IdempotencyScope } from '../index.js';
-import { createDocumentClient, journalFromEnvironment, type AnyJournal } from './clients.js';
+import { createDocumentClient, journalFromEnvironment, type AnyJournal, type ExampleGuardOptions } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { callerTenant, json, jsonBody, problem } from './http-responses.js';
 import { createFakePaymentRail, type PaymentRail } from './payment-rail.js';
@@ -16,6 +16,11 @@ export interface CreatePaymentDependencies {
   readonly rail?: PaymentRail;
   /** @default Date.now */
   readonly clock?: () => number;
+  /**
+   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
+   * @default none
+   */
+  readonly guardOptions?: ExampleGuardOptions;
 }
 
 /**
@@ -36,6 +41,7 @@ export function createPaymentHandler(deps: CreatePaymentDependencies) {
         tenant: callerTenant,
         // The rail deduplicates on the derived key, so re-running after a crash never charges twice.
         recover: async () => ({ outcome: 'rerun' }),
+        ...deps.guardOptions,
       }),
     )
     .handler(async function createPayment(event, context) {

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { httpIdempotency, idempotencyOf, type IdempotencyScope } from '../index.js';
-import { createDocumentClient, journalFromEnvironment, type AnyJournal } from './clients.js';
+import { createDocumentClient, journalFromEnvironment, type AnyJournal, type ExampleGuardOptions } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { callerTenant, json, jsonBody, problem } from './http-responses.js';
 import { createFakePaymentRail, type PaymentRail } from './payment-rail.js';
@@ -18,6 +18,11 @@ export interface CreateRefundDependencies {
   readonly rail?: PaymentRail;
   /** @default Date.now */
   readonly clock?: () => number;
+  /**
+   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
+   * @default none
+   */
+  readonly guardOptions?: ExampleGuardOptions;
 }
 
 /**
@@ -38,6 +43,7 @@ export function createRefundHandler(deps: CreateRefundDependencies) {
         operation: PaymentsOperation.createRefund,
         tenant: callerTenant,
         recover: async () => ({ outcome: 'rerun' }),
+        ...deps.guardOptions,
       }),
     )
     .handler(async function createRefund(event, context) {

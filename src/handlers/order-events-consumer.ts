@@ -1,8 +1,8 @@
 import { fromMessageAttribute, idempotencyOf, OUTBOX_EVENT_ID_ATTRIBUTE, sqsConsumer } from '../index.js';
-import { createDocumentClient, journalFromEnvironment, type AnyJournal } from './clients.js';
+import { createDocumentClient, journalFromEnvironment, type AnyJournal, type ExampleGuardOptions } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { orderConfirmedDetail, parseOutboxMessage } from './order-event.js';
-import { HandlerEnv, ORDER_EVENTS_CONSUMER, PaymentsEventType } from './service-config.js';
+import { ExampleTableKey, HandlerEnv, ORDER_EVENTS_CONSUMER, PaymentsEventType } from './service-config.js';
 
 /** What the order-events consumer needs. */
 export interface OrderEventsConsumerDependencies {
@@ -10,6 +10,11 @@ export interface OrderEventsConsumerDependencies {
   readonly stockTable: string;
   /** @default 'order-events' */
   readonly consumer?: string;
+  /**
+   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
+   * @default none
+   */
+  readonly guardOptions?: ExampleGuardOptions;
 }
 
 /**
@@ -33,7 +38,7 @@ export function createOrderEventsConsumer(deps: OrderEventsConsumerDependencies)
         guard.stage({
           Update: {
             TableName: deps.stockTable,
-            Key: { sku: item.sku },
+            Key: { [ExampleTableKey.stock]: item.sku },
             UpdateExpression: 'SET available = available - :quantity',
             ConditionExpression: 'available >= :quantity',
             ExpressionAttributeValues: { ':quantity': item.quantity },
@@ -41,7 +46,7 @@ export function createOrderEventsConsumer(deps: OrderEventsConsumerDependencies)
         });
       }
     },
-    { journal: deps.journal, consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER, messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE) },
+    { journal: deps.journal, consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER, messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE), ...deps.guardOptions },
   );
 }
 

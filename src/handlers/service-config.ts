@@ -39,3 +39,9 @@ export const PaymentsEventType = {
   orderConfirmed: 'order.confirmed',
   paymentRefunded: 'payment.refunded',
 } as const;
+
+/** Partition keys of the example tables (the journal's is `PARTITION_KEY` in the runtime schema). */
+export const ExampleTableKey = {
+  payments: 'paymentId',
+  stock: 'sku',
+} as const;

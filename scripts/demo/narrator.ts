@@ -1,0 +1,32 @@
+/** Prints the demo as an incident log: one timeline per scenario, then a verdict. */
+export class Narrator {
+  private scenarioStartMs = 0;
+  readonly verdicts: Array<{ title: string; ok: boolean; summary: string }> = [];
+
+  constructor(private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)) {}
+
+  /** Starts a scenario's timeline. */
+  scenario(index: number, title: string, setting: string): void {
+    this.scenarioStartMs = performance.now();
+    this.write('');
+    this.write(`━━ ${index}. ${title}`);
+    this.write(`   ${setting}`);
+  }
+
+  /** One event on the timeline, stamped with the time since the scenario began. */
+  event(actor: string, text: string): void {
+    const seconds = ((performance.now() - this.scenarioStartMs) / 1000).toFixed(3).padStart(7);
+    this.write(`   T+${seconds}s  ${actor.padEnd(10)} ${text}`);
+  }
+
+  /** Ends the scenario with whether the toolkit held its promise. */
+  verdict(title: string, ok: boolean, summary: string): void {
+    this.verdicts.push({ title, ok, summary });
+    this.write(`   ${ok ? '✔' : '✘'} ${summary}`);
+  }
+
+  /** A plain line. */
+  line(text = ''): void {
+    this.write(text);
+  }
+}

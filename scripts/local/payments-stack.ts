@@ -1,0 +1,80 @@
+import { CreateTableCommand, DynamoDBClient, PutItemCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/journal/schema.js';
+import { ExampleTableKey } from '../../src/handlers/service-config.js';
+import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local.mjs';
+import { startSqsLocal, type SqsLocal } from './sqs-local.mjs';
+import { createQueue, type LocalQueue } from './sqs-queues.js';
+import { StreamPoller } from './stream-poller.js';
+
+/** The example payments service's storage and queue, running on this machine. */
+export interface LocalPaymentsStack {
+  readonly dynamodb: DynamoDBLocal;
+  readonly sqs: SqsLocal;
+  readonly client: DynamoDBClient;
+  readonly doc: DynamoDBDocumentClient;
+  readonly sqsClient: SQSClient;
+  readonly tables: { readonly journal: string; readonly payments: string; readonly stock: string };
+  readonly orderEvents: LocalQueue;
+  /** Reads the journal's stream like the dispatcher's event source mapping. */
+  readonly outboxStream: StreamPoller;
+  /** Stops the SQS emulator and DynamoDB Local (by its PID). */
+  stop(): Promise<void>;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const REGION = 'us-east-1';
+
+/**
+ * Starts DynamoDB Local and the SQS emulator on 127.0.0.1 and creates the example service's
+ * tables from the same schema constants the CDK stack uses, plus the order-events queue.
+ */
+export async function startLocalPaymentsStack(options: { onProgress?: (elapsedMs: number) => void; visibilityTimeoutSeconds?: number } = {}): Promise<LocalPaymentsStack> {
+  const [dynamodb, sqs] = await Promise.all([startDynamoDBLocal({ onProgress: options.onProgress }), startSqsLocal()]);
+  try {
+    const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
+    const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
+    const tables = { journal: 'payments-journal', payments: 'payments', stock: 'stock' };
+    await createStringKeyTable(client, tables.journal, PARTITION_KEY, true);
+    await client.send(new UpdateTimeToLiveCommand({ TableName: tables.journal, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+    await createStringKeyTable(client, tables.payments, ExampleTableKey.payments, false);
+    await createStringKeyTable(client, tables.stock, ExampleTableKey.stock, false);
+    const orderEvents = await createQueue(sqsClient, { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2 });
+    const streams = new DynamoDBStreamsClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
+    return {
+      dynamodb,
+      sqs,
+      client,
+      doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+      sqsClient,
+      tables,
+      orderEvents,
+      outboxStream: new StreamPoller({ tableName: tables.journal, dynamodb: client, streams }),
+      stop: async () => {
+        await Promise.allSettled([sqs.stop(), dynamodb.stop()]);
+      },
+    };
+  } catch (error) {
+    await Promise.allSettled([sqs.stop(), dynamodb.stop()]);
+    throw error;
+  }
+}
+
+/** Puts `available` units of `sku` in the stock table. */
+export async function seedStock(stack: LocalPaymentsStack, sku: string, available: number): Promise<void> {
+  await stack.client.send(new PutItemCommand({ TableName: stack.tables.stock, Item: { [ExampleTableKey.stock]: { S: sku }, available: { N: String(available) } } }));
+}
+
+async function createStringKeyTable(client: DynamoDBClient, tableName: string, keyName: string, withStream: boolean): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      ...(withStream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } } : {}),
+    }),
+  );
+}
