@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { LRUCache } from '@aws-lambda-powertools/commons/utils/lru-cache';
 import type { JournalRecord } from '../journal/index.js';
 
 interface CachedOutcome {
@@ -15,7 +15,7 @@ export class LocalCache {
   private readonly lru: LRUCache<string, CachedOutcome>;
 
   constructor(maxItems: number) {
-    this.lru = new LRUCache({ max: maxItems });
+    this.lru = new LRUCache({ maxSize: maxItems });
   }
 
   /** The cached outcome of `pk`, if present and not expired at `nowEpochMs`. */
@@ -23,7 +23,7 @@ export class LocalCache {
     const hit = this.lru.get(pk);
     if (!hit) return undefined;
     if (hit.expiresAtEpochSeconds !== undefined && hit.expiresAtEpochSeconds * 1000 <= nowEpochMs) {
-      this.lru.delete(pk);
+      this.lru.remove(pk);
       return undefined;
     }
     return hit;
@@ -32,6 +32,6 @@ export class LocalCache {
   /** Remembers a completed record. */
   remember(record: Pick<JournalRecord, 'pk' | 'fingerprint' | 'response' | 'expiresAtEpochSeconds'>): void {
     if (!record.response) return;
-    this.lru.set(record.pk, { fingerprint: record.fingerprint, response: record.response, expiresAtEpochSeconds: record.expiresAtEpochSeconds });
+    this.lru.add(record.pk, { fingerprint: record.fingerprint, response: record.response, expiresAtEpochSeconds: record.expiresAtEpochSeconds });
   }
 }

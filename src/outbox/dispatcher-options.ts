@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { checkFunction, rejectUnknownOptions } from '../engine/index.js';
 import { InvalidOptionsError } from '../errors/index.js';
 import type { LogSink } from '../telemetry/index.js';
@@ -93,13 +93,13 @@ export function resolveDispatcherOptions(options: OutboxDispatcherOptions): Disp
     if (queue.messageGroupId !== undefined && !isFifoQueueUrl(queue.queueUrl)) {
       throw new InvalidOptionsError(`${FACTORY}: 'messageGroupId' applies only to a FIFO queue (URL ending in .fifo)`);
     }
-    const publisher = new SqsPublisher(queue.client ?? new SQSClient({}), queue.queueUrl, queue.messageGroupId ?? ((message) => message.type));
+    const publisher = new SqsPublisher(queue.client, queue.queueUrl, queue.messageGroupId ?? ((message) => message.type));
     return { publisher, logger };
   }
   const bus = options as EventBusDispatchOptions;
   checkString('eventBusName', bus.eventBusName);
   if (bus.source !== undefined) checkString('source', bus.source);
-  const publisher = new EventBridgePublisher(bus.client ?? new EventBridgeClient({}), bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
+  const publisher = new EventBridgePublisher(bus.client, bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
   return { publisher, logger };
 }
 

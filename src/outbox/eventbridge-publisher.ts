@@ -1,4 +1,4 @@
-import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { OutboxMessage } from './outbox-message.js';
 import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
 
@@ -9,7 +9,7 @@ import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publ
  */
 export class EventBridgePublisher implements OutboxPublisher {
   constructor(
-    private readonly client: EventBridgeClient,
+    private client: EventBridgeClient | undefined,
     private readonly eventBusName: string,
     private readonly source: string,
   ) {}
@@ -20,7 +20,10 @@ export class EventBridgePublisher implements OutboxPublisher {
 
   async publish(messages: readonly OutboxMessage[]): Promise<PublishOutcome> {
     try {
-      const out = await this.client.send(new PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }));
+      // Loaded on first use, like the SQS client: no cold-start cost for handlers that never dispatch.
+      const eventBridge = await import('@aws-sdk/client-eventbridge');
+      this.client ??= new eventBridge.EventBridgeClient({});
+      const out = await this.client.send(new eventBridge.PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }));
       if (!out.FailedEntryCount) return { kind: 'sent' };
       const index = (out.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined);
       const failed = out.Entries?.[index];

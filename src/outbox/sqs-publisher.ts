@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, type OutboxMessage } from './outbox-message.js';
 import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
 
@@ -16,7 +16,7 @@ export class SqsPublisher implements OutboxPublisher {
   private readonly fifo: boolean;
 
   constructor(
-    private readonly client: SQSClient,
+    private client: SQSClient | undefined,
     private readonly queueUrl: string,
     private readonly messageGroupId: (message: OutboxMessage) => string,
   ) {
@@ -35,7 +35,10 @@ export class SqsPublisher implements OutboxPublisher {
       return thrownOutcome(error);
     }
     try {
-      const out = await this.client.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
+      // Loaded on first use: a handler that only imports the toolkit never pays for the SQS client at cold start.
+      const sqs = await import('@aws-sdk/client-sqs');
+      this.client ??= new sqs.SQSClient({});
+      const out = await this.client.send(new sqs.SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
       const failures = (out.Failed ?? []).map((failure) => ({ index: Number(failure.Id), reason: `${failure.Code ?? 'Failed'}: ${failure.Message ?? ''}` }));
       if (failures.length === 0) return { kind: 'sent' };
       const first = failures.reduce((a, b) => (b.index < a.index ? b : a));

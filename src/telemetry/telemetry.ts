@@ -39,6 +39,7 @@ export interface AttemptIdentity {
 export class Telemetry {
   private readonly metrics: MetricsSink;
   private readonly logger: LogSink;
+  private single?: ReturnType<MetricsSink['singleMetric']>;
 
   constructor(
     private readonly dimensionName: string,
@@ -46,6 +47,20 @@ export class Telemetry {
   ) {
     this.metrics = options.metrics ?? new Metrics({ namespace: DEFAULT_METRICS_NAMESPACE, serviceName: 'idemkit' });
     this.logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
+  }
+
+  /**
+   * One single-metric emitter, reused: creating a Powertools `Metrics` per metric costs more
+   * than the rest of an attempt's bookkeeping. Each `addMetric` flushes and clears its
+   * per-metric dimension.
+   */
+  private singleMetric(): ReturnType<MetricsSink['singleMetric']> {
+    if (!this.single) {
+      this.single = this.metrics.singleMetric();
+      // Only Operation (or Consumer): a default `service` dimension would split every alarm's series.
+      this.single.clearDefaultDimensions?.();
+    }
+    return this.single;
   }
 
   /** Emits the attempt's log line and metrics. Telemetry never fails the request. */
@@ -69,9 +84,7 @@ export class Telemetry {
       if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });
       else this.logger.info('idempotency', fields);
       for (const name of trace.metrics) {
-        const single = this.metrics.singleMetric();
-        // Only Operation (or Consumer): a default `service` dimension would split every alarm's series.
-        single.clearDefaultDimensions?.();
+        const single = this.singleMetric();
         single.addDimension(this.dimensionName, identity.operation);
         single.addMetric(name, MetricUnit.Count, 1);
       }
