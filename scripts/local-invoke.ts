@@ -15,7 +15,7 @@
  * Point the SDK at local services with AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS.
  * Exit code 0 when the handler returned, 1 when it threw or timed out.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { localLambdaContext } from './local/lambda-context.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,26 +73,6 @@ export function resolveFunction(target: string, templatePath: string): LocalFunc
   };
 }
 
-/** A Lambda context whose remaining time counts down from the function's timeout. */
-export function fakeContext(fn: LocalFunction, region: string) {
-  const deadline = Date.now() + fn.timeoutMs;
-  const day = new Date().toISOString().slice(0, 10).replace(/-/g, '/');
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: fn.functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${region}:000000000000:function:${fn.functionName}`,
-    memoryLimitInMB: String(fn.memoryMb),
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${fn.functionName}`,
-    logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 /** Loads the bundle with the given environment and runs one event through its handler. */
 export async function invoke(fn: LocalFunction, event: unknown, env: Record<string, string>): Promise<unknown> {
   const region = env.AWS_REGION ?? process.env.AWS_REGION ?? 'us-east-1';
@@ -107,7 +87,7 @@ export async function invoke(fn: LocalFunction, event: unknown, env: Record<stri
   const module = (await import(pathToFileURL(fn.bundle).href)) as Record<string, unknown>;
   const handler = module[fn.handlerName];
   if (typeof handler !== 'function') throw new Error(`${fn.bundle} exports no function '${fn.handlerName}'`);
-  const context = fakeContext(fn, region);
+  const context = localLambdaContext({ functionName: fn.functionName, timeoutMs: fn.timeoutMs, memoryMb: fn.memoryMb, region });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Task timed out after ${(fn.timeoutMs / 1000).toFixed(2)} seconds`)), fn.timeoutMs);

@@ -1,0 +1,93 @@
+import middy from '@middy/core';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { httpIdempotency, idempotencyOf, type IdempotencyScope } from '../../index.js';
+import type { AnyJournal, ExampleGuardOptions } from '../clients.js';
+import { callerTenant, json, jsonBody, problem } from '../http-responses.js';
+import { createFakePaymentRail, type PaymentRail } from '../payment-rail.js';
+import { parseRefundRequest } from '../payment-request.js';
+import { PaymentsEventType, PaymentsOperation } from '../service-config.js';
+
+/** What `POST /payments/{id}/refunds` needs. */
+export interface CreateRefundDependencies {
+  readonly journal: AnyJournal;
+  readonly docClient: DynamoDBDocumentClient;
+  readonly paymentsTable: string;
+  /** @default a fake rail that honours idempotency keys */
+  readonly rail?: PaymentRail;
+  /** @default Date.now */
+  readonly clock?: () => number;
+  /**
+   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
+   * @default none
+   */
+  readonly guardOptions?: ExampleGuardOptions;
+}
+
+/**
+ * `POST /payments/{id}/refunds`: refunds a payment at most once, ever. The idempotency key
+ * makes one request safe to retry; `claimUnique('refund', paymentId)` keeps a second request
+ * with another key (or the same key after it expired) from refunding again.
+ *
+ * @example
+ * const handler = createRefundHandler({ journal, docClient, paymentsTable: 'payments' });
+ */
+export function createRefundHandler(deps: CreateRefundDependencies) {
+  const rail = deps.rail ?? createFakePaymentRail();
+  const clock = deps.clock ?? Date.now;
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use(
+      httpIdempotency({
+        journal: deps.journal,
+        operation: PaymentsOperation.createRefund,
+        tenant: callerTenant,
+        recover: async () => ({ outcome: 'rerun' }),
+        ...deps.guardOptions,
+      }),
+    )
+    .handler(async function createRefund(event, context) {
+      const paymentId = event.pathParameters?.id;
+      if (!paymentId) return problem(400, 'invalid-payment-id', 'The path needs a payment id');
+      const parsed = parseRefundRequest(jsonBody(event));
+      if (!parsed.ok) return problem(400, 'invalid-refund', parsed.error);
+      const out = await deps.docClient.send(
+        new GetCommand({ TableName: deps.paymentsTable, Key: { paymentId }, ConsistentRead: true }),
+      );
+      const payment = out.Item;
+      if (!payment || payment.tenantId !== callerTenant(event)) return problem(404, 'payment-not-found', `No payment ${paymentId}`);
+      if (payment.refundId) return problem(409, 'already-refunded', `Payment ${paymentId} was refunded as ${payment.refundId}`);
+      const amount = parsed.value.amount ?? (payment.amount as number);
+      if (amount > (payment.amount as number)) return problem(400, 'invalid-refund', 'A refund cannot exceed the payment');
+
+      const guard = idempotencyOf(context);
+      guard.claimUnique('refund', paymentId);
+      const refundId = await refundOnce(guard, rail, paymentId, payment.chargeId as string, amount);
+      const refundedAt = new Date(clock()).toISOString();
+      guard.stage({
+        Update: {
+          TableName: deps.paymentsTable,
+          Key: { paymentId },
+          UpdateExpression: 'SET refundId = :refundId, refundedAmount = :amount, refundedAt = :at, #status = :refunded',
+          ConditionExpression: 'attribute_exists(paymentId) AND attribute_not_exists(refundId)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':refundId': refundId, ':amount': amount, ':at': refundedAt, ':refunded': 'REFUNDED' },
+        },
+      });
+      const refund = { refundId, paymentId, amount, currency: payment.currency, reason: parsed.value.reason, refundedAt };
+      guard.publish({ type: PaymentsEventType.paymentRefunded, detail: refund });
+      return json(201, refund, { location: `/payments/${paymentId}/refunds/${refundId}` });
+    });
+}
+
+/**
+ * The rail key is the payment, not the request: two racing requests with different keys
+ * reach one rail refund, and the uniqueness claim lets only one of them commit.
+ */
+async function refundOnce(guard: IdempotencyScope, rail: PaymentRail, paymentId: string, chargeId: string, amount: number): Promise<string> {
+  const recorded = guard.evidence.refundId;
+  if (typeof recorded === 'string') return recorded;
+  await guard.beginEffect('refund');
+  const { refundId } = await rail.refund({ chargeId, amount, idempotencyKey: `refund:${paymentId}` });
+  await guard.recordEvidence({ refundId });
+  return refundId;
+}
