@@ -127,10 +127,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       trace.status = 'invalid_key';
       return finish(identity, trace, startedAtEpochMs, answerOrThrow(new KeyInvalidError(reading.reason), view.flavor));
     }
-    const keyed: AttemptIdentity = { ...identity, key: reading.key };
+    let keyed: AttemptIdentity = { ...identity, key: reading.key };
     try {
       const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(request.event) : defaultRequestFingerprint(view));
-      const full: AttemptIdentity = { ...keyed, requestHash: fingerprint };
+      const full: AttemptIdentity = (keyed = { ...keyed, requestHash: fingerprint });
       const remainingTimeMs = typeof request.context?.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() : undefined;
       const admission = await engine.admit(
         { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs },
