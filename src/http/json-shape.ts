@@ -26,7 +26,9 @@ export function inspectJson(text: string): JsonShape {
       const end = stringEnd(text, i);
       const object = keysStack[keysStack.length - 1];
       if (expectingKey && object) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        const raw = text.slice(i + 1, end);
+        // Only escaped keys need decoding to compare ("a" and "\u0061" are the same key).
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
         if (object.has(key)) return { problem: `Duplicate key ${JSON.stringify(key)} in the JSON body`, lossyNumbers };
         object.add(key);
         expectingKey = false;
@@ -42,9 +44,9 @@ export function inspectJson(text: string): JsonShape {
     } else if (char === ',') {
       expectingKey = keysStack[keysStack.length - 1] !== undefined;
     } else if (char === '-' || (char >= '0' && char <= '9')) {
-      const match = /^-?[0-9.eE+-]+/.exec(text.slice(i, i + 1100)) as RegExpExecArray;
-      lossyNumbers ||= significantDigits(match[0]) > EXACT_SIGNIFICANT_DIGITS;
-      i += match[0].length - 1;
+      const end = numberEnd(text, i);
+      lossyNumbers ||= end - i > EXACT_SIGNIFICANT_DIGITS && significantDigits(text.slice(i, end)) > EXACT_SIGNIFICANT_DIGITS;
+      i = end - 1;
     }
   }
   return { lossyNumbers };
@@ -53,6 +55,12 @@ export function inspectJson(text: string): JsonShape {
 function significantDigits(token: string): number {
   const mantissa = token.split(/[eE]/)[0].replace(/[-.]/g, '');
   return mantissa.replace(/^0+/, '').replace(/0+$/, '').length;
+}
+
+function numberEnd(text: string, start: number): number {
+  let i = start;
+  while (i < text.length && '0123456789.eE+-'.includes(text[i])) i++;
+  return i;
 }
 
 function stringEnd(text: string, start: number): number {

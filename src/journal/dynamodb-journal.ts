@@ -1,18 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LeaseLostError, NotResolvableError } from '../errors/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
 import { expiryFromNow, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import { ItemCalls } from './item-calls.js';
 import { chunkCount, recordFromItem, type JournalItem } from './record-item.js';
 import { decodeChunks, encodeResponse, type EncodedResponse } from './response-codec.js';
 import { chunkPk, RecordKind, RecordPrefix, RecordStatus } from './schema.js';
@@ -33,8 +25,6 @@ export interface DynamoDBJournalOptions {
   readonly clock?: () => number;
 }
 
-const NAMES = { '#pk': 'pk', '#status': 'status' };
-const BATCH_WRITE_MAX_ITEMS = 25;
 
 /**
  * The idempotency journal on DynamoDB. Reservation is one conditional `PutItem` that returns
@@ -45,7 +35,7 @@ const BATCH_WRITE_MAX_ITEMS = 25;
  */
 export class DynamoDBJournal implements Journal {
   readonly tableName: string;
-  private readonly doc: DynamoDBDocumentClient;
+  private readonly calls: ItemCalls;
   private readonly clock: () => number;
 
   constructor(options: DynamoDBJournalOptions) {
@@ -54,11 +44,8 @@ export class DynamoDBJournal implements Journal {
     }
     this.tableName = options.tableName;
     this.clock = options.clock ?? Date.now;
-    const client = options.client ?? new DynamoDBClient({});
-    this.doc =
-      client instanceof DynamoDBDocumentClient
-        ? client
-        : DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
+    this.calls = new ItemCalls(options.client ?? new DynamoDBClient({}), this.tableName);
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
@@ -78,18 +65,14 @@ export class DynamoDBJournal implements Journal {
       effectStarted: false,
     };
     try {
-      const out = await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk) OR expiresAt <= :nowSeconds',
-          ExpressionAttributeNames: { '#pk': 'pk' },
-          ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { reserved: true, record: recordFromItem(item), replacedExpired: out.Attributes !== undefined };
+      const old = await this.calls.put(item, {
+        ConditionExpression: 'attribute_not_exists(#pk) OR expiresAt <= :nowSeconds',
+        ExpressionAttributeNames: { '#pk': 'pk' },
+        ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      return { reserved: true, record: recordFromItem(item), replacedExpired: old !== undefined };
     } catch (error) {
       const existing = isConditionFailure(error) ? oldItemOf(error) : undefined;
       if (!existing) throw toJournalError(error, 'reserve');
@@ -166,7 +149,7 @@ export class DynamoDBJournal implements Journal {
       ...writes.staged,
     ];
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: items as never }));
+      await this.calls.transactWrite(items);
     } catch (error) {
       throw classifyCancellation(error, { uniqueClaims: writes.uniqueClaims, stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length });
     }
@@ -194,15 +177,14 @@ export class DynamoDBJournal implements Journal {
 
   async release(pk: string, leaseToken: string): Promise<void> {
     try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { pk },
+      await this.calls.delete(
+        { pk },
+        {
           ConditionExpression: 'leaseToken = :mine AND #status <> :completed',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':mine': leaseToken, ':completed': RecordStatus.completed },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+        },
       );
     } catch (error) {
       throw this.fenceError(error, 'release');
@@ -211,8 +193,8 @@ export class DynamoDBJournal implements Journal {
 
   async get(pk: string): Promise<JournalRecord | undefined> {
     try {
-      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk }, ConsistentRead: true }));
-      return out.Item ? this.withChunks(out.Item, recordFromItem(out.Item)) : undefined;
+      const item = await this.calls.get({ pk });
+      return item ? this.withChunks(item, recordFromItem(item)) : undefined;
     } catch (error) {
       throw toJournalError(error, 'get');
     }
@@ -224,15 +206,9 @@ export class DynamoDBJournal implements Journal {
     const values = { ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now };
     try {
       if (resolution.outcome === 'released') {
-        await this.doc.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: { pk },
-            ConditionExpression: condition,
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: values,
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
+        await this.calls.delete(
+          { pk },
+          { ConditionExpression: condition, ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
         );
         return;
       }
@@ -242,16 +218,13 @@ export class DynamoDBJournal implements Journal {
       const update = this.completionUpdate(pk, token, encoded, now, resolution.ttlSeconds);
       // An operator is not fenced by a lease: the condition is on the record's state instead.
       const { ':mine': _unused, ...completionValues } = update.ExpressionAttributeValues;
-      await this.doc.send(
-        new UpdateCommand({
-          ...update,
-          TableName: this.tableName,
-          UpdateExpression: `${update.UpdateExpression}, leaseToken = :token`,
-          ConditionExpression: condition,
-          ExpressionAttributeValues: { ...completionValues, ...values, ':token': token },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await this.calls.update(update.Key, {
+        UpdateExpression: `${update.UpdateExpression}, leaseToken = :token`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: update.ExpressionAttributeNames,
+        ExpressionAttributeValues: { ...completionValues, ...values, ':token': token },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
     } catch (error) {
       if (!isConditionFailure(error)) throw toJournalError(error, 'resolve');
       const old = oldItemOf(error);
@@ -287,17 +260,10 @@ export class DynamoDBJournal implements Journal {
 
   private async writeChunks(pk: string, leaseToken: string, chunks: readonly Uint8Array[], now: number, ttlSeconds: number): Promise<void> {
     const expiresAt = expiryFromNow(now, ttlSeconds);
-    const requests = chunks.map((data, i) => ({ PutRequest: { Item: { pk: chunkPk(pk, leaseToken, i), kind: RecordKind.chunk, data, expiresAt } } }));
-    for (let start = 0; start < requests.length; start += BATCH_WRITE_MAX_ITEMS) {
-      let pending: typeof requests | undefined = requests.slice(start, start + BATCH_WRITE_MAX_ITEMS);
-      while (pending && pending.length > 0) {
-        try {
-          const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-          pending = out.UnprocessedItems?.[this.tableName] as typeof requests | undefined;
-        } catch (error) {
-          throw toJournalError(error, 'writeChunks');
-        }
-      }
+    try {
+      await this.calls.putAll(chunks.map((data, i) => ({ pk: chunkPk(pk, leaseToken, i), kind: RecordKind.chunk, data, expiresAt })));
+    } catch (error) {
+      throw toJournalError(error, 'writeChunks');
     }
   }
 
@@ -306,13 +272,8 @@ export class DynamoDBJournal implements Journal {
     if (count === 0) return record;
     const keys = Array.from({ length: count }, (_, i) => ({ pk: chunkPk(record.pk, record.leaseToken, i) }));
     const found = new Map<string, Uint8Array>();
-    let pending: typeof keys | undefined = keys;
     try {
-      while (pending && pending.length > 0) {
-        const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
-        for (const chunk of out.Responses?.[this.tableName] ?? []) found.set(chunk.pk as string, chunk.data as Uint8Array);
-        pending = out.UnprocessedKeys?.[this.tableName]?.Keys as typeof keys | undefined;
-      }
+      for (const chunk of await this.calls.getAll(keys)) found.set(chunk.pk as string, chunk.data as Uint8Array);
     } catch (error) {
       throw toJournalError(error, 'readChunks');
     }
@@ -324,7 +285,7 @@ export class DynamoDBJournal implements Journal {
   }
 
   private putIfAbsent(item: Record<string, unknown>): TransactItem {
-    return { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': NAMES['#pk'] } } };
+    return { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } } };
   }
 
   private async fenced(
@@ -344,10 +305,10 @@ export class DynamoDBJournal implements Journal {
     });
   }
 
-  private async fencedUpdate(operation: string, input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<JournalItem> {
+  private async fencedUpdate(operation: string, input: { Key: JournalItem } & Parameters<ItemCalls['update']>[1]): Promise<JournalItem> {
+    const { Key, ...rest } = input;
     try {
-      const out = await this.doc.send(new UpdateCommand({ ...input, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
-      return (out.Attributes ?? {}) as JournalItem;
+      return (await this.calls.update(Key, { ...rest, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })) ?? {};
     } catch (error) {
       throw this.fenceError(error, operation);
     }

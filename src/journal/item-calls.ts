@@ -1,0 +1,113 @@
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type BatchGetItemCommandOutput,
+  type BatchWriteItemCommandOutput,
+  type DynamoDBClient,
+  type ReturnValue,
+  type ReturnValuesOnConditionCheckFailure,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { TransactItem } from './journal.js';
+
+/** A plain JavaScript item or key. */
+export type PlainItem = Record<string, unknown>;
+
+/** Expression parts shared by conditional writes, with plain values. */
+export interface Expressions {
+  readonly ConditionExpression?: string;
+  readonly ExpressionAttributeNames?: Record<string, string>;
+  readonly ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+type Sender = Pick<DynamoDBClient, 'send'>;
+type AttributeMap = Record<string, AttributeValue>;
+
+const toMap = (value: PlainItem): AttributeMap => marshall(value, { removeUndefinedValues: true });
+const toValues = (values: Record<string, unknown> | undefined) => (values ? toMap(values) : undefined);
+const fromMap = (map: AttributeMap | undefined): PlainItem | undefined => (map ? (unmarshall(map) as PlainItem) : undefined);
+
+/**
+ * The journal's DynamoDB calls with plain JavaScript items, marshalled here with
+ * `@aws-sdk/util-dynamodb` instead of through the DocumentClient, whose per-call middleware the
+ * hot path does not need. Errors are the SDK's own (condition failures keep the marshalled
+ * `Item` the SDK returns).
+ */
+export class ItemCalls {
+  constructor(
+    private readonly client: Sender,
+    private readonly tableName: string,
+  ) {}
+
+  async put(item: PlainItem, expressions: Expressions & { ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<PlainItem | undefined> {
+    const out = await this.client.send(
+      new PutItemCommand({ TableName: this.tableName, Item: toMap(item), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) }),
+    );
+    return fromMap(out.Attributes);
+  }
+
+  async update(
+    key: PlainItem,
+    input: Expressions & { UpdateExpression: string; ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure },
+  ): Promise<PlainItem | undefined> {
+    const out = await this.client.send(
+      new UpdateItemCommand({ TableName: this.tableName, Key: toMap(key), ...input, ExpressionAttributeValues: toValues(input.ExpressionAttributeValues) }),
+    );
+    return fromMap(out.Attributes);
+  }
+
+  async delete(key: PlainItem, expressions: Expressions & { ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<void> {
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: toMap(key), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) }));
+  }
+
+  async get(key: PlainItem): Promise<PlainItem | undefined> {
+    const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: toMap(key), ConsistentRead: true }));
+    return fromMap(out.Item);
+  }
+
+  /** Writes every item, resending what DynamoDB leaves unprocessed (25 items per call). */
+  async putAll(items: readonly PlainItem[]): Promise<void> {
+    for (let start = 0; start < items.length; start += 25) {
+      let pending: BatchWriteItemCommand['input']['RequestItems'] | undefined = {
+        [this.tableName]: items.slice(start, start + 25).map((item) => ({ PutRequest: { Item: toMap(item) } })),
+      };
+      while (pending && (pending[this.tableName]?.length ?? 0) > 0) {
+        const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: pending }));
+        pending = out.UnprocessedItems;
+      }
+    }
+  }
+
+  /** Strongly consistent reads of every key, resending what DynamoDB leaves unprocessed. */
+  async getAll(keys: readonly PlainItem[]): Promise<PlainItem[]> {
+    const found: PlainItem[] = [];
+    let pending: BatchGetItemCommand['input']['RequestItems'] | undefined = { [this.tableName]: { Keys: keys.map(toMap), ConsistentRead: true } };
+    while (pending && (pending[this.tableName]?.Keys?.length ?? 0) > 0) {
+      const out: BatchGetItemCommandOutput = await this.client.send(new BatchGetItemCommand({ RequestItems: pending }));
+      for (const item of out.Responses?.[this.tableName] ?? []) found.push(unmarshall(item) as PlainItem);
+      pending = out.UnprocessedKeys;
+    }
+    return found;
+  }
+
+  /** One `TransactWriteItems` of DocumentClient-style entries. */
+  async transactWrite(items: readonly TransactItem[]): Promise<void> {
+    await this.client.send(new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem) }));
+  }
+}
+
+function toTransactWriteItem(entry: TransactItem): TransactWriteItem {
+  const values = (e: { ExpressionAttributeValues?: Record<string, unknown> }) => toValues(e.ExpressionAttributeValues);
+  if (entry.Put) return { Put: { ...entry.Put, Item: toMap(entry.Put.Item), ExpressionAttributeValues: values(entry.Put) } };
+  if (entry.Update) return { Update: { ...entry.Update, Key: toMap(entry.Update.Key), ExpressionAttributeValues: values(entry.Update) } };
+  if (entry.Delete) return { Delete: { ...entry.Delete, Key: toMap(entry.Delete.Key), ExpressionAttributeValues: values(entry.Delete) } };
+  if (entry.ConditionCheck) return { ConditionCheck: { ...entry.ConditionCheck, Key: toMap(entry.ConditionCheck.Key), ExpressionAttributeValues: values(entry.ConditionCheck) } };
+  throw new TypeError('A staged item must be one of Put, Update, Delete or ConditionCheck');
+}
