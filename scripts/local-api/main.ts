@@ -33,11 +33,11 @@ async function main(): Promise<void> {
   process.stdout.write('Starting DynamoDB Local and the SQS emulator on 127.0.0.1');
   const stack = await startLocalPaymentsStack({ onProgress: () => process.stdout.write('.') });
   process.stdout.write(` ready (DynamoDB Local pid ${stack.dynamodb.pid}).\n`);
-  let relay: NodeJS.Timeout | undefined;
-  let server: Server | undefined;
+  // Filled in as they start, so a Ctrl-C during start-up still stops what is running.
+  const running: { relay?: NodeJS.Timeout; server?: Server } = {};
   const stop = async () => {
-    clearInterval(relay);
-    server?.close();
+    clearInterval(running.relay);
+    running.server?.close();
     await stack.stop();
     log(`stopped DynamoDB Local (pid ${stack.dynamodb.pid}) and the SQS emulator`);
     process.exit(0);
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     asRoute('POST /payments/{id}/refunds', 'create-refund', createRefundHandler({ journal, docClient: stack.doc, paymentsTable: stack.tables.payments }) as Middy),
   ];
   const served = await serveRoutes(routes, port, log);
-  server = served.server;
+  running.server = served.server;
 
   const sqsClient = new SQSClient({ endpoint: stack.sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const quiet = { info: () => undefined, error: (message: string, fields?: unknown) => log(`${message} ${JSON.stringify(fields)}`) } as never;
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const consumer = createOrderEventsConsumer({ journal, stockTable: stack.tables.stock, guardOptions: { logger: quiet } });
   const mapping = new EventSourceMapping(stack.sqsClient, stack.orderEvents, (event) => consumer(event, localLambdaContext({ functionName: 'order-events' })));
   let relaying = false;
-  relay = setInterval(async () => {
+  running.relay = setInterval(async () => {
     if (relaying) return;
     relaying = true;
     try {
