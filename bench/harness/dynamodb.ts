@@ -1,4 +1,5 @@
-import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { randomUUID } from 'node:crypto';
 
 /** A client for the local server; every library gets its own, as it would in its own container. */
@@ -13,14 +14,7 @@ export function benchClient(endpoint: string): DynamoDBClient {
 /** Creates an on-demand table keyed by `keyName` (string) and returns its name. */
 export async function createTable(client: DynamoDBClient, prefix: string, keyName: string): Promise<string> {
   const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStringKeyTable(client, tableName, keyName);
   return tableName;
 }
 

@@ -14,7 +14,8 @@ const FIXTURES: Record<LibraryName, string> = {
   powertools: join('bench', 'fixtures', 'powertools-handler.ts'),
 };
 // Inside node_modules so that bundles with the AWS SDK left external resolve it like a deployment would.
-const OUT_DIR = join('node_modules', '.cache', 'idemkit-bench');
+// One folder per process: the bench and its smoke test may run at the same time.
+const OUT_DIR = join('node_modules', '.cache', `idemkit-bench-${process.pid}`);
 // Bundled CommonJS dependencies call require(); an ESM bundle needs one (the banner AWS CDK's NodejsFunction uses).
 const REQUIRE_BANNER = "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);";
 

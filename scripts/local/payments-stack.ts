@@ -1,4 +1,4 @@
-import { CreateTableCommand, DynamoDBClient, PutItemCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -8,6 +8,7 @@ import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local.mjs';
 import { startSqsLocal, type SqsLocal } from './sqs-local.mjs';
 import { createQueue, type LocalQueue } from './sqs-queues.js';
 import { StreamPoller } from './stream-poller.js';
+import { createStringKeyTable } from './tables.js';
 
 /** The example payments service's storage and queue, running on this machine. */
 export interface LocalPaymentsStack {
@@ -37,10 +38,10 @@ export async function startLocalPaymentsStack(options: { onProgress?: (elapsedMs
     const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     const tables = { journal: 'payments-journal', payments: 'payments', stock: 'stock' };
-    await createStringKeyTable(client, tables.journal, PARTITION_KEY, true);
+    await createStringKeyTable(client, tables.journal, PARTITION_KEY, { stream: true });
     await client.send(new UpdateTimeToLiveCommand({ TableName: tables.journal, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
-    await createStringKeyTable(client, tables.payments, ExampleTableKey.payments, false);
-    await createStringKeyTable(client, tables.stock, ExampleTableKey.stock, false);
+    await createStringKeyTable(client, tables.payments, ExampleTableKey.payments);
+    await createStringKeyTable(client, tables.stock, ExampleTableKey.stock);
     const orderEvents = await createQueue(sqsClient, { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2 });
     const streams = new DynamoDBStreamsClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     return {
@@ -65,16 +66,4 @@ export async function startLocalPaymentsStack(options: { onProgress?: (elapsedMs
 /** Puts `available` units of `sku` in the stock table. */
 export async function seedStock(stack: LocalPaymentsStack, sku: string, available: number): Promise<void> {
   await stack.client.send(new PutItemCommand({ TableName: stack.tables.stock, Item: { [ExampleTableKey.stock]: { S: sku }, available: { N: String(available) } } }));
-}
-
-async function createStringKeyTable(client: DynamoDBClient, tableName: string, keyName: string, withStream: boolean): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-      ...(withStream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } } : {}),
-    }),
-  );
 }

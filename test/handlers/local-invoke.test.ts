@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateTableCommand, DynamoDBClient, ScanCommand as RawScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand as RawScanCommand } from '@aws-sdk/client-dynamodb';
+import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
@@ -56,14 +57,7 @@ async function invoke(fn: string, event: string, env: Record<string, string> = {
 }
 
 async function createTable(name: string, key: string): Promise<void> {
-  await dynamo.send(
-    new CreateTableCommand({
-      TableName: name,
-      KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStringKeyTable(dynamo, name, key);
 }
 
 async function stock(sku: string): Promise<number> {

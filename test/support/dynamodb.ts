@@ -1,4 +1,5 @@
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { randomUUID } from 'node:crypto';
 
 /** A client for the DynamoDB Local started by the global setup. */
@@ -14,29 +15,14 @@ export function localClient(options: { endpoint?: string; maxAttempts?: number }
 /** Creates a journal table with a unique name (pk string, streams on) and returns its name. */
 export async function createJournalTable(client: DynamoDBClient, prefix = 'journal'): Promise<string> {
   const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
-    }),
-  );
+  await createStringKeyTable(client, tableName, 'pk', { stream: true });
   return tableName;
 }
 
 /** Creates a plain table keyed by `keyName` (string) and returns its name. */
 export async function createTable(client: DynamoDBClient, prefix: string, keyName = 'pk'): Promise<string> {
   const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStringKeyTable(client, tableName, keyName);
   return tableName;
 }
 

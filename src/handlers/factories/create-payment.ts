@@ -1,26 +1,12 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { httpIdempotency, idempotencyOf, type IdempotencyScope } from '../../index.js';
-import type { AnyJournal, ExampleGuardOptions } from '../clients.js';
+import { idempotencyOf, type IdempotencyScope } from '../../index.js';
 import { callerTenant, json, jsonBody, problem } from '../http-responses.js';
+import { guardedRoute, type GuardedRouteDependencies } from './guarded-route.js';
 import { createFakePaymentRail, type PaymentRail } from '../payment-rail.js';
 import { parsePaymentRequest, type PaymentRequest } from '../payment-request.js';
 import { PaymentsEventType, PaymentsOperation } from '../service-config.js';
 
 /** What `POST /payments` needs. */
-export interface CreatePaymentDependencies {
-  readonly journal: AnyJournal;
-  readonly paymentsTable: string;
-  /** @default a fake rail that honours idempotency keys */
-  readonly rail?: PaymentRail;
-  /** @default Date.now */
-  readonly clock?: () => number;
-  /**
-   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
-   * @default none
-   */
-  readonly guardOptions?: ExampleGuardOptions;
-}
+export type CreatePaymentDependencies = GuardedRouteDependencies;
 
 /**
  * `POST /payments`: charges once per idempotency key, then stores the payment and publishes
@@ -32,17 +18,7 @@ export interface CreatePaymentDependencies {
 export function createPaymentHandler(deps: CreatePaymentDependencies) {
   const rail = deps.rail ?? createFakePaymentRail();
   const clock = deps.clock ?? Date.now;
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(
-      httpIdempotency({
-        journal: deps.journal,
-        operation: PaymentsOperation.createPayment,
-        tenant: callerTenant,
-        // The rail deduplicates on the derived key, so re-running after a crash never charges twice.
-        recover: async () => ({ outcome: 'rerun' }),
-        ...deps.guardOptions,
-      }),
-    )
+  return guardedRoute(deps, PaymentsOperation.createPayment)
     .handler(async function createPayment(event, context) {
       const parsed = parsePaymentRequest(jsonBody(event));
       if (!parsed.ok) return problem(400, 'invalid-payment', parsed.error);

@@ -1,27 +1,14 @@
-import middy from '@middy/core';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { httpIdempotency, idempotencyOf, type IdempotencyScope } from '../../index.js';
-import type { AnyJournal, ExampleGuardOptions } from '../clients.js';
+import { idempotencyOf, type IdempotencyScope } from '../../index.js';
 import { callerTenant, json, jsonBody, problem } from '../http-responses.js';
+import { guardedRoute, type GuardedRouteDependencies } from './guarded-route.js';
 import { createFakePaymentRail, type PaymentRail } from '../payment-rail.js';
 import { parseRefundRequest } from '../payment-request.js';
 import { PaymentsEventType, PaymentsOperation } from '../service-config.js';
 
 /** What `POST /payments/{id}/refunds` needs. */
-export interface CreateRefundDependencies {
-  readonly journal: AnyJournal;
+export interface CreateRefundDependencies extends GuardedRouteDependencies {
   readonly docClient: DynamoDBDocumentClient;
-  readonly paymentsTable: string;
-  /** @default a fake rail that honours idempotency keys */
-  readonly rail?: PaymentRail;
-  /** @default Date.now */
-  readonly clock?: () => number;
-  /**
-   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
-   * @default none
-   */
-  readonly guardOptions?: ExampleGuardOptions;
 }
 
 /**
@@ -35,16 +22,7 @@ export interface CreateRefundDependencies {
 export function createRefundHandler(deps: CreateRefundDependencies) {
   const rail = deps.rail ?? createFakePaymentRail();
   const clock = deps.clock ?? Date.now;
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(
-      httpIdempotency({
-        journal: deps.journal,
-        operation: PaymentsOperation.createRefund,
-        tenant: callerTenant,
-        recover: async () => ({ outcome: 'rerun' }),
-        ...deps.guardOptions,
-      }),
-    )
+  return guardedRoute(deps, PaymentsOperation.createRefund)
     .handler(async function createRefund(event, context) {
       const paymentId = event.pathParameters?.id;
       if (!paymentId) return problem(400, 'invalid-payment-id', 'The path needs a payment id');
