@@ -1,7 +1,10 @@
 import { RequestInvalidError } from '../errors/index.js';
 
-/** Which API Gateway / ALB payload an event is. Function URLs use the v2 shape. */
-export type EventFlavor = 'v1' | 'v2' | 'alb';
+/**
+ * Which API Gateway / ALB payload an event is. Function URLs use the v2 shape; an ALB target
+ * group with multi-value headers on must answer with `multiValueHeaders`.
+ */
+export type EventFlavor = 'v1' | 'v2' | 'alb' | 'alb-multi-value';
 
 /** The parts of an HTTP Lambda event the guard needs, whatever its flavor. */
 export interface HttpRequestView {
@@ -48,7 +51,7 @@ export function viewHttpEvent(event: unknown): HttpRequestView {
     };
   }
   if (typeof e.httpMethod === 'string') {
-    const flavor: EventFlavor = context.elb ? 'alb' : 'v1';
+    const flavor: EventFlavor = context.elb ? (e.multiValueHeaders ? 'alb-multi-value' : 'alb') : 'v1';
     const method = e.httpMethod.toUpperCase();
     const path = String(e.path ?? '/');
     return {

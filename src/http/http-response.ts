@@ -46,6 +46,8 @@ export function storedForm(response: HttpResponse, replayHeaders: ReadonlySet<st
 
 /** The answer to a replay: the stored response plus `Idempotent-Replayed: true`. */
 export function replayResponse(stored: HttpResponse): HttpResponse {
+  // A response in multi-value form (ALB with multi-value headers) carries the marker the same way.
+  if (stored.multiValueHeaders && !stored.headers) return { ...stored, multiValueHeaders: { ...stored.multiValueHeaders, [REPLAYED_HEADER]: ['true'] } };
   const replay: HttpResponse = { ...stored, headers: { ...(stored.headers ?? {}), [REPLAYED_HEADER]: 'true' } };
   if (stored.multiValueHeaders) replay.multiValueHeaders = { ...stored.multiValueHeaders, [REPLAYED_HEADER]: ['true'] };
   return replay;

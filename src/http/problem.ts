@@ -29,5 +29,10 @@ export function problemResponse(
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
   const body = JSON.stringify({ type: `${options.typePrefix}${typeName}`, title: PROBLEM_TITLES[typeName] ?? typeName, status, detail });
-  return flavor === 'alb' ? { statusCode: status, statusDescription: `${status}`, headers, body, isBase64Encoded: false } : { statusCode: status, headers, body };
+  if (flavor === 'alb') return { statusCode: status, statusDescription: `${status}`, headers, body, isBase64Encoded: false };
+  if (flavor === 'alb-multi-value') {
+    const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
+    return { statusCode: status, statusDescription: `${status}`, multiValueHeaders, body, isBase64Encoded: false };
+  }
+  return { statusCode: status, headers, body };
 }
