@@ -92,7 +92,7 @@ function callsSection(r: BenchResults): string[] {
   const lines = [
     '## DynamoDB calls per attempt',
     '',
-    `Counted by a middleware on each library's own \`DynamoDBClient\` (the DocumentClient idemkit builds on it shares its stack); median of ${r.plan.callRepetitions} repetitions per library.`,
+    `Counted by a middleware on each library's own \`DynamoDBClient\`; median of ${r.plan.callRepetitions} repetitions per library.`,
     '',
     '| situation | idemkit calls | idemkit answer | Powertools calls | Powertools answer |',
     '|---|---|---|---|---|',
