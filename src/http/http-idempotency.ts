@@ -174,6 +174,8 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       }
     } else {
       await engine.abandon(scope, trace);
+      // A guard error raised inside the handler (journal unreachable at beginEffect, say) still gets its documented answer.
+      if (request.response === undefined) request.response = answerFor(request.error, flavorOf(request.event), answers);
     }
     trace.downstreamReference = firstEvidence(scope);
     // Another middleware may already have turned the error into a response: it stays as it is.

@@ -45,16 +45,39 @@ export function inspectJson(text: string): JsonShape {
       expectingKey = keysStack[keysStack.length - 1] !== undefined;
     } else if (char === '-' || (char >= '0' && char <= '9')) {
       const end = numberEnd(text, i);
-      lossyNumbers ||= end - i > EXACT_SIGNIFICANT_DIGITS && significantDigits(text.slice(i, end)) > EXACT_SIGNIFICANT_DIGITS;
+      lossyNumbers ||= !isExactDouble(text.slice(i, end));
       i = end - 1;
     }
   }
   return { lossyNumbers };
 }
 
-function significantDigits(token: string): number {
-  const mantissa = token.split(/[eE]/)[0].replace(/[-.]/g, '');
-  return mantissa.replace(/^0+/, '').replace(/0+$/, '').length;
+/**
+ * True when parsing `token` gives a double whose shortest form is the same decimal value, so
+ * two different numbers in two bodies can never parse to one value. Tokens of up to 15
+ * significant digits in the normal range always are; others (more digits, subnormal, too
+ * large) are checked by reading the double back.
+ */
+function isExactDouble(token: string): boolean {
+  const written = decimalOf(token);
+  if (written.digits.length <= EXACT_SIGNIFICANT_DIGITS && written.exponent > -300 && written.exponent < 300) return true;
+  const parsed = Number(token);
+  if (!Number.isFinite(parsed)) return false;
+  const read = decimalOf(String(parsed));
+  return read.negative === written.negative && read.digits === written.digits && read.exponent === written.exponent;
+}
+
+/** A decimal as sign, significant digits and the exponent of its last digit (zero has no digits). */
+function decimalOf(token: string): { negative: boolean; digits: string; exponent: number } {
+  const [mantissa, exponentPart] = token.toLowerCase().split('e');
+  const negative = mantissa.startsWith('-');
+  const [whole, fraction = ''] = mantissa.replace(/^[-+]/, '').split('.');
+  let digits = (whole + fraction).replace(/^0+/, '');
+  let exponent = Number(exponentPart ?? 0) - fraction.length;
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  return digits.length === 0 ? { negative: false, digits: '', exponent: 0 } : { negative, digits, exponent };
 }
 
 function numberEnd(text: string, start: number): number {

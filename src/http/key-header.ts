@@ -19,7 +19,9 @@ export function readKeyHeader(
   const wanted = headerName.toLowerCase();
   const multi = Object.entries(multiValueHeaders ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
   if (multi && new Set(multi).size > 1) return { kind: 'invalid', reason: `More than one ${headerName} header` };
-  const raw = multi?.[0] ?? Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
+  const single = [...new Set(Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() === wanted).map(([, value]) => value))];
+  if (!multi && single.length > 1) return { kind: 'invalid', reason: `More than one ${headerName} header` };
+  const raw = multi?.[0] ?? single[0];
   if (raw === undefined || raw === null) return { kind: 'missing' };
   if (typeof raw !== 'string') return { kind: 'invalid', reason: `${headerName} must be a string` };
   const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');

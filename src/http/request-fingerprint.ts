@@ -4,6 +4,7 @@ import type { HttpRequestView } from './http-event.js';
 import { inspectJson } from './json-shape.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The default fingerprint input of an HTTP request: method, concrete path, query string and
@@ -21,6 +22,8 @@ function bodyForFingerprint(view: HttpRequestView): unknown {
   if (body === undefined || body === null || body === '') return null;
   // A body-parser middleware that ran first has already turned the text into a value.
   if (typeof body !== 'string') return { json: body };
+  // UTF-8 would turn every lone surrogate into U+FFFD, and two different texts would look alike.
+  if (!view.isBase64Encoded && LONE_SURROGATE.test(body)) throw new RequestInvalidError('The body is not well-formed Unicode text (lone surrogate)');
   const bytes = view.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
   let text: string;
   let parsed: unknown;

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sha256Hex } from '../engine/fingerprint.js';
 import { LeaseLostError, NotResolvableError } from '../errors/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
 import { expiryFromNow, newLeaseToken, outboxItem, uniqueItem } from './items.js';
@@ -77,6 +78,8 @@ export class DynamoDBJournal implements Journal {
       const existing = isConditionFailure(error) ? oldItemOf(error) : undefined;
       if (!existing) throw toJournalError(error, 'reserve');
       const record = recordFromItem(existing);
+      // The SDK resent a put that had landed (its answer was lost): the record found is our own.
+      if (record.leaseToken === item.leaseToken) return { reserved: true, record, replacedExpired: false };
       const replayable = record.status === RecordStatus.completed && record.fingerprint === request.fingerprint;
       return { reserved: false, record: replayable ? await this.withChunks(existing, record) : record };
     }
@@ -84,23 +87,32 @@ export class DynamoDBJournal implements Journal {
 
   async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
     const now = this.clock();
-    const out = await this.fencedUpdate('takeOver', {
-      Key: { pk },
-      UpdateExpression: 'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now',
-      ConditionExpression: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':new': newLeaseToken(),
-        ':old': expectedToken,
-        ':until': now + leaseMs,
-        ':one': 1,
-        ':now': now,
-        ':completed': RecordStatus.completed,
-        ':unknown': RecordStatus.unknown,
-      },
-      ReturnValues: 'ALL_NEW',
-    });
-    return recordFromItem(out);
+    const token = newLeaseToken();
+    try {
+      // Back to IN_PROGRESS: while the new owner holds its lease, an UNKNOWN record must not be taken again.
+      const out = await this.fencedUpdate('takeOver', {
+        Key: { pk },
+        UpdateExpression: 'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress',
+        ConditionExpression: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':new': token,
+          ':old': expectedToken,
+          ':until': now + leaseMs,
+          ':one': 1,
+          ':now': now,
+          ':completed': RecordStatus.completed,
+          ':unknown': RecordStatus.unknown,
+          ':inProgress': RecordStatus.inProgress,
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+      return recordFromItem(out);
+    } catch (error) {
+      // The SDK resent an update that had landed: the record holds the token we just wrote.
+      if (error instanceof LeaseLostError && error.existing?.leaseToken === token) return error.existing;
+      throw error;
+    }
   }
 
   async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
@@ -139,7 +151,11 @@ export class DynamoDBJournal implements Journal {
     const completion = this.completionUpdate(pk, leaseToken, encoded, now, ttlSeconds);
     const hasWrites = writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
     if (!hasWrites) {
-      await this.fencedUpdate('complete', completion);
+      try {
+        await this.fencedUpdate('complete', completion);
+      } catch (error) {
+        if (!isOwnCompletion(error, leaseToken)) throw error;
+      }
       return;
     }
     const items: TransactItem[] = [
@@ -149,9 +165,11 @@ export class DynamoDBJournal implements Journal {
       ...writes.staged,
     ];
     try {
-      await this.calls.transactWrite(items);
+      // The token makes an SDK resend of a transaction that landed a no-op instead of a conflict.
+      await this.calls.transactWrite(items, sha256Hex(`${pk}\n${leaseToken}`).slice(0, 36));
     } catch (error) {
-      throw classifyCancellation(error, { uniqueClaims: writes.uniqueClaims, stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length });
+      const cause = classifyCancellation(error, { uniqueClaims: writes.uniqueClaims, stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length });
+      if (!isOwnCompletion(cause, leaseToken)) throw cause;
     }
   }
 
@@ -319,4 +337,9 @@ export class DynamoDBJournal implements Journal {
     const old = oldItemOf(error);
     return new LeaseLostError(old ? recordFromItem(old) : undefined);
   }
+}
+
+/** A refused completion that finds the record completed under our own token: an SDK resend of a write that landed. */
+function isOwnCompletion(error: unknown, leaseToken: string): boolean {
+  return error instanceof LeaseLostError && error.existing?.status === RecordStatus.completed && error.existing.leaseToken === leaseToken;
 }

@@ -97,9 +97,9 @@ export class ItemCalls {
     return found;
   }
 
-  /** One `TransactWriteItems` of DocumentClient-style entries. */
-  async transactWrite(items: readonly TransactItem[]): Promise<void> {
-    await this.client.send(new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem) }));
+  /** One `TransactWriteItems` of DocumentClient-style entries; `clientRequestToken` makes a resend idempotent. */
+  async transactWrite(items: readonly TransactItem[], clientRequestToken?: string): Promise<void> {
+    await this.client.send(new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem), ClientRequestToken: clientRequestToken }));
   }
 }
 

@@ -67,7 +67,7 @@ export class MemoryJournal implements Journal {
   async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
     const now = this.clock();
     const record = this.fenced(pk, expectedToken, (r) => r.status !== RecordStatus.completed && (r.leaseUntilEpochMs < now || r.status === RecordStatus.unknown));
-    Object.assign(record, { leaseToken: newLeaseToken(), leaseUntilEpochMs: now + leaseMs, attempt: record.attempt + 1, updatedAtEpochMs: now });
+    Object.assign(record, { status: RecordStatus.inProgress, leaseToken: newLeaseToken(), leaseUntilEpochMs: now + leaseMs, attempt: record.attempt + 1, updatedAtEpochMs: now });
     return copy(record);
   }
 

@@ -1,0 +1,102 @@
+import { ProvisionedThroughputExceededException, ThrottlingException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/** The journal call a DynamoDB request belongs to, read from the command and its update expression. */
+export type JournalCall = 'reserve' | 'takeOver' | 'beginEffect' | 'complete' | 'release' | 'other';
+
+/**
+ * What goes wrong with a matching request:
+ * - `lost-response`: the server applies the request, the client never sees the answer (a network error);
+ * - `throttle`: refused before it is sent, as DynamoDB does when a partition is over its throughput;
+ * - `late-write`: the client times out after `timeoutMs`; the request is still delivered after
+ *   `deliverAfterMs`, so its write lands when the caller has already given up.
+ */
+export type Fault = { kind: 'lost-response' } | { kind: 'throttle'; error?: 'ProvisionedThroughputExceededException' | 'ThrottlingException' } | { kind: 'late-write'; timeoutMs: number; deliverAfterMs: number };
+
+/** What a test can observe about an injected fault. */
+export interface FaultHandle {
+  /** Requests of the targeted call that met the fault. */
+  readonly fired: () => number;
+  /** Requests of the targeted call the server received (including the ones whose answer was lost). */
+  readonly delivered: () => number;
+  /** Resolves once every late write started by the fault has reached the server. */
+  readonly settled: () => Promise<void>;
+}
+
+/** The network-level error the SDK raises when a socket times out or hangs up. */
+function networkTimeout(): Error {
+  return Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET', $metadata: {} });
+}
+
+function throttled(error: 'ProvisionedThroughputExceededException' | 'ThrottlingException'): Error {
+  const $metadata = { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 };
+  return error === 'ThrottlingException'
+    ? new ThrottlingException({ message: 'Throughput exceeds the current capacity for one or more global secondary indexes.', $metadata })
+    : new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata });
+}
+
+/** Maps a low-level DynamoDB request to the journal call that made it. */
+export function journalCallOf(commandName: string, input: { UpdateExpression?: string }): JournalCall {
+  switch (commandName) {
+    case 'PutItemCommand':
+      return 'reserve';
+    case 'DeleteItemCommand':
+      return 'release';
+    case 'TransactWriteItemsCommand':
+      return 'complete';
+    case 'UpdateItemCommand': {
+      const expression = input.UpdateExpression ?? '';
+      if (expression.includes('effectStarted')) return 'beginEffect';
+      if (expression.includes('= :completed')) return 'complete';
+      if (expression.includes('attempt = attempt')) return 'takeOver';
+      return 'other';
+    }
+    default:
+      return 'other';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Adds a fault to the client's middleware stack, inside the SDK's retry loop (step
+ * `finalizeRequest`), so every SDK attempt of the targeted journal call meets it. `times`
+ * limits how many requests meet it (default: all of them). Requests go to the real server.
+ */
+export function injectFault(client: DynamoDBClient, call: JournalCall, fault: Fault, options: { times?: number } = {}): FaultHandle {
+  let fired = 0;
+  let delivered = 0;
+  const late: Promise<unknown>[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const matches = journalCallOf(String(context.commandName), args.input as { UpdateExpression?: string }) === call;
+      if (!matches || fired >= (options.times ?? Infinity)) {
+        try {
+          return await next(args);
+        } finally {
+          if (matches) delivered++;
+        }
+      }
+      fired++;
+      switch (fault.kind) {
+        case 'lost-response':
+          await next(args).finally(() => delivered++);
+          throw networkTimeout();
+        case 'throttle':
+          throw throttled(fault.error ?? 'ProvisionedThroughputExceededException');
+        case 'late-write':
+          late.push(
+            sleep(fault.deliverAfterMs)
+              .then(() => next(args))
+              .then(
+                () => delivered++,
+                () => delivered++,
+              ),
+          );
+          await sleep(fault.timeoutMs);
+          throw networkTimeout();
+      }
+    },
+    { step: 'finalizeRequest', name: `fault-${call}-${fault.kind}-${Math.random().toString(36).slice(2)}` },
+  );
+  return { fired: () => fired, delivered: () => delivered, settled: async () => void (await Promise.all(late)) };
+}
