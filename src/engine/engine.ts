@@ -1,6 +1,6 @@
 import { InProgressError, JournalError, ResponseTooLargeError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
 import { RecordStatus, type Journal, type JournalRecord } from '../journal/index.js';
-import { isExpired } from '../journal/items.js';
+import { isClaimable } from '../journal/items.js';
 import { MetricName } from '../telemetry/metric-names.js';
 import type { LocalCache } from './local-cache.js';
 import { AttemptScope, type IdempotencyScope } from './scope.js';
@@ -19,6 +19,8 @@ export interface EngineSettings {
   readonly waitMs: number;
   readonly retryAfterSeconds: number;
   readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
+  /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
+  readonly storedFormOf?: (response: unknown) => unknown;
   readonly localCache?: LocalCache;
   readonly clock: () => number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -30,8 +32,8 @@ export interface AttemptRequest {
   readonly key: string;
   readonly scope: string;
   readonly fingerprint: string;
-  /** The Lambda's remaining time, when there is a context. */
-  readonly remainingTimeMs?: number;
+  /** The Lambda's remaining time now, when there is a context (read again by each heartbeat). */
+  readonly remainingTimeMs?: () => number;
 }
 
 /** What an attempt meets before its handler runs. */
@@ -48,6 +50,9 @@ export type Settlement =
 const DEFAULT_LEASE_MS = 30_000;
 const LEASE_GRACE_MS = 1_000;
 const POLL_INTERVAL_MS = 100;
+const MAX_RACES = 3;
+/** A conditional write lost to another attempt: the caller reads the record again and decides anew. */
+const RACED = Symbol('raced');
 
 /**
  * The state machine every entry point shares: decides what an attempt meets (new, replay,
@@ -78,8 +83,9 @@ export class IdempotencyEngine {
       return this.replay(cached.response.value, trace);
     }
     const leaseMs = this.leaseMsFor(request);
-    const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, (request.remainingTimeMs ?? Infinity) - LEASE_GRACE_MS);
+    const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, (request.remainingTimeMs?.() ?? Infinity) - LEASE_GRACE_MS);
     let polled: JournalRecord | undefined;
+    let races = 0;
     for (;;) {
       let record = polled;
       if (!record) {
@@ -89,26 +95,31 @@ export class IdempotencyEngine {
           trace.status = reservation.replacedExpired ? 'expired' : 'new';
           trace.metrics.push(MetricName.newRequest);
           if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
-          return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, leaseMs, trace) };
+          return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, trace) };
         }
         record = reservation.record;
       }
-      if (record.fingerprint !== request.fingerprint) throw this.mismatch(trace);
+      if (record.fingerprint !== request.fingerprint) throw this.mismatch(trace, record);
       if (record.status === RecordStatus.completed) {
         localCache?.remember(record);
         return this.replay(record.response?.value, trace);
       }
       const leaseExpired = record.leaseUntilEpochMs < clock();
-      if (record.status === RecordStatus.unknown || (leaseExpired && record.effectStarted)) {
-        return this.recoverAfterEffect(record, request, leaseMs, trace);
+      let admission: Admission | typeof RACED | undefined;
+      if (record.status === RecordStatus.unknown || (leaseExpired && record.effectStarted)) admission = await this.recoverAfterEffect(record, request, leaseMs, trace);
+      else if (leaseExpired) admission = await this.takeOver(record, request, leaseMs, false, trace);
+      if (admission !== undefined && admission !== RACED) return admission;
+      if (admission === RACED) {
+        // Another attempt changed the record between our read and our write: decide again on what it wrote.
+        if (++races > MAX_RACES) throw this.inProgress(record, trace);
+      } else {
+        if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(record, trace);
+        await this.settings.sleep(POLL_INTERVAL_MS);
       }
-      if (leaseExpired) return this.takeOver(record, request, leaseMs, false, trace);
-      if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(record, trace);
-      await this.settings.sleep(POLL_INTERVAL_MS);
       // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
       trace.journalCalls++;
       polled = await journal.get(request.pk);
-      if (polled && isExpired(polled.expiresAtEpochSeconds, clock())) polled = undefined;
+      if (polled && isClaimable(polled, clock())) polled = undefined;
     }
   }
 
@@ -166,6 +177,7 @@ export class IdempotencyEngine {
         return;
       }
       // The lease resolves it like a crash would: the error that made us abandon matters more.
+      trace.status = 'journal_unavailable';
       trace.metrics.push(MetricName.journalError);
     }
   }
@@ -178,11 +190,16 @@ export class IdempotencyEngine {
       trace.status = 'conflict';
       throw error;
     }
+    if (!(error instanceof JournalUnavailableError)) {
+      // Not a storage failure (a staged item the journal cannot apply, say): the caller's bug surfaces as is.
+      await this.abandon(scope, trace);
+      throw error;
+    }
     trace.metrics.push(MetricName.journalError);
     if (scope.hasWrites) {
       // Nothing committed: the caller must retry, and the lease will let that retry in.
       trace.status = 'journal_unavailable';
-      throw error instanceof JournalUnavailableError ? error : new JournalUnavailableError('Completion failed', { cause: error });
+      throw error;
     }
     trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
     return { kind: 'not-stored', response };
@@ -213,21 +230,24 @@ export class IdempotencyEngine {
     }
   }
 
-  private async recoverAfterEffect(record: JournalRecord, request: AttemptRequest, leaseMs: number, trace: AttemptTrace): Promise<Admission> {
+  private async recoverAfterEffect(record: JournalRecord, request: AttemptRequest, leaseMs: number, trace: AttemptTrace): Promise<Admission | typeof RACED> {
     const { journal, recover } = this.settings;
     if (!recover) {
       if (record.status === RecordStatus.inProgress) {
-        trace.journalCalls++;
-        await journal.markAbandonedUnknown(record.pk, record.leaseToken).catch((error) => {
-          if (!(error instanceof LeaseLostError)) throw error;
-        });
+        try {
+          trace.journalCalls++;
+          await journal.markAbandonedUnknown(record.pk, record.leaseToken);
+        } catch (error) {
+          if (error instanceof LeaseLostError) return RACED;
+          throw error;
+        }
         trace.metrics.push(MetricName.unknownAfterEffect);
       }
       trace.status = 'unknown';
       throw new NeedsReviewError(record);
     }
     const admission = await this.takeOver(record, request, leaseMs, true, trace);
-    if (admission.kind !== 'run') return admission;
+    if (admission === RACED || admission.kind !== 'run') return admission;
     const scope = admission.scope;
     let decision: RecoveryDecision;
     try {
@@ -238,7 +258,8 @@ export class IdempotencyEngine {
     }
     if (decision.outcome === 'rerun') return admission;
     if (decision.outcome === 'completed') {
-      const settled = await this.settle(scope, { store: true, response: decision.response }, trace);
+      const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
+      const settled = await this.settle(scope, { store: true, response }, trace);
       return { kind: 'replay', response: settled.response };
     }
     trace.journalCalls++;
@@ -248,23 +269,22 @@ export class IdempotencyEngine {
     throw new NeedsReviewError(record);
   }
 
-  private async takeOver(record: JournalRecord, request: AttemptRequest, leaseMs: number, recovering: boolean, trace: AttemptTrace): Promise<Admission> {
+  private async takeOver(record: JournalRecord, request: AttemptRequest, leaseMs: number, recovering: boolean, trace: AttemptTrace): Promise<Admission | typeof RACED> {
     try {
       trace.journalCalls++;
       const taken = await this.settings.journal.takeOver(record.pk, record.leaseToken, leaseMs);
       trace.status = 'recovered';
       trace.metrics.push(MetricName.leaseTakeover);
-      return { kind: 'run', scope: this.scopeFor(taken, request, recovering, leaseMs, trace) };
+      return { kind: 'run', scope: this.scopeFor(taken, request, recovering, trace) };
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
-      // Another retry took it over first: that one now holds the lease.
-      throw this.inProgress(error.existing ?? record, trace);
+      return RACED;
     }
   }
 
-  private scopeFor(record: JournalRecord, request: AttemptRequest, recovering: boolean, leaseMs: number, trace: AttemptTrace): AttemptScope {
+  private scopeFor(record: JournalRecord, request: AttemptRequest, recovering: boolean, trace: AttemptTrace): AttemptScope {
     trace.attempt = record.attempt;
-    return new AttemptScope(this.settings.journal, record, request.key, request.scope, recovering, leaseMs, this.settings.clock, () => trace.journalCalls++);
+    return new AttemptScope(this.settings.journal, record, request.key, request.scope, recovering, () => this.leaseMsFor(request), this.settings.clock, () => trace.journalCalls++);
   }
 
   private replay(response: unknown, trace: AttemptTrace): Admission {
@@ -274,10 +294,10 @@ export class IdempotencyEngine {
     return { kind: 'replay', response };
   }
 
-  private mismatch(trace: AttemptTrace): PayloadMismatchError {
+  private mismatch(trace: AttemptTrace, record?: JournalRecord): PayloadMismatchError {
     trace.status = 'mismatch';
     trace.metrics.push(MetricName.payloadMismatch);
-    return new PayloadMismatchError();
+    return new PayloadMismatchError(record);
   }
 
   private inProgress(record: JournalRecord, trace: AttemptTrace): InProgressError {
@@ -289,6 +309,6 @@ export class IdempotencyEngine {
 
   private leaseMsFor(request: AttemptRequest): number {
     if (this.settings.leaseMs !== undefined) return this.settings.leaseMs;
-    return request.remainingTimeMs !== undefined ? request.remainingTimeMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
+    return request.remainingTimeMs !== undefined ? request.remainingTimeMs() + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
   }
 }

@@ -3,7 +3,8 @@ import type { JournalRecord } from '../journal/index.js';
 
 interface CachedOutcome {
   readonly fingerprint: string;
-  readonly response: { readonly value: unknown };
+  /** The outcome as JSON text: each replay parses its own copy, exactly as a replay from DynamoDB would. */
+  readonly responseJson: string;
   readonly expiresAtEpochSeconds?: number;
 }
 
@@ -19,19 +20,19 @@ export class LocalCache {
   }
 
   /** The cached outcome of `pk`, if present and not expired at `nowEpochMs`. */
-  get(pk: string, nowEpochMs: number): CachedOutcome | undefined {
+  get(pk: string, nowEpochMs: number): { fingerprint: string; response: { value: unknown } } | undefined {
     const hit = this.lru.get(pk);
     if (!hit) return undefined;
     if (hit.expiresAtEpochSeconds !== undefined && hit.expiresAtEpochSeconds * 1000 <= nowEpochMs) {
       this.lru.remove(pk);
       return undefined;
     }
-    return hit;
+    return { fingerprint: hit.fingerprint, response: JSON.parse(hit.responseJson) as { value: unknown } };
   }
 
   /** Remembers a completed record. */
   remember(record: Pick<JournalRecord, 'pk' | 'fingerprint' | 'response' | 'expiresAtEpochSeconds'>): void {
     if (!record.response) return;
-    this.lru.add(record.pk, { fingerprint: record.fingerprint, response: record.response, expiresAtEpochSeconds: record.expiresAtEpochSeconds });
+    this.lru.add(record.pk, { fingerprint: record.fingerprint, responseJson: JSON.stringify(record.response), expiresAtEpochSeconds: record.expiresAtEpochSeconds });
   }
 }

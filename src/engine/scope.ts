@@ -48,7 +48,7 @@ export class AttemptScope implements IdempotencyScope {
     readonly key: string,
     readonly scope: string,
     readonly recovering: boolean,
-    private readonly leaseMs: number,
+    private readonly leaseMs: () => number,
     private readonly clock: () => number,
     private readonly onJournalCall: () => void,
   ) {
@@ -116,7 +116,7 @@ export class AttemptScope implements IdempotencyScope {
 
   async heartbeat(): Promise<void> {
     this.onJournalCall();
-    const leaseUntilEpochMs = await this.journal.heartbeat(this.pk, this.leaseToken, this.leaseMs);
+    const leaseUntilEpochMs = await this.journal.heartbeat(this.pk, this.leaseToken, this.leaseMs());
     this.record = { ...this.record, leaseUntilEpochMs };
   }
 

@@ -70,20 +70,22 @@ export function makeIdempotent<TInput, TResult>(
       identity.key = key;
       const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(input) : input);
       identity.requestHash = fingerprint;
-      const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+      const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis!() : undefined;
       const admission = await engine.admit({ pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs }, trace);
       if (admission.kind === 'replay') return admission.response as TResult;
       const scope = admission.scope;
-      bindScope(context, scope);
+      // A context of its own: a guarded function called from a guarded handler must not replace the handler's scope.
+      const scoped = Object.create(context) as ContextLike;
+      bindScope(scoped, scope);
       let result: TResult;
       try {
-        result = await fn(input, context);
+        result = await fn(input, scoped);
       } catch (error) {
         if (error instanceof LeaseLostError) return (await engine.afterLeaseLost(scope, error, trace)).response as TResult;
         await engine.abandon(scope, trace);
         throw error;
       } finally {
-        unbindScope(context);
+        unbindScope(scoped);
       }
       const settlement = await engine.settle(scope, { store: true, response: result }, trace);
       return settlement.response as TResult;

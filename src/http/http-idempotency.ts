@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { bindScope, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope, checkFunction } from '../engine/index.js';
 import type { AttemptScope, AttemptTrace, GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
+import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
 import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
@@ -82,10 +82,11 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   if (options.replayHeaders !== undefined && !(Array.isArray(options.replayHeaders) && options.replayHeaders.every((h) => typeof h === 'string'))) {
     throw new InvalidOptionsError("httpIdempotency: 'replayHeaders' must be an array of header names");
   }
-  const engine = new IdempotencyEngine(settings);
-  const telemetry = new Telemetry(MetricDimension.operation, options);
   const headerName = options.headerName ?? 'Idempotency-Key';
   const replayHeaders = new Set([...ALWAYS_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((h) => h.toLowerCase())]);
+  // A response handed back by a `recover` hook is stored like a handler's: allow-listed headers only.
+  const engine = new IdempotencyEngine({ ...settings, storedFormOf: (response) => storedForm(normalizeResponse(response), replayHeaders) });
+  const telemetry = new Telemetry(MetricDimension.operation, options);
   const answers: AnswerSettings = {
     statusCodes: { missingKey: 400, invalidKey: 400, mismatch: 422, inProgress: 409, needsReview: 409, ...options.statusCodes },
     typePrefix: options.problemTypePrefix ?? DEFAULT_PROBLEM_TYPE_PREFIX,
@@ -131,7 +132,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     try {
       const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(request.event) : defaultRequestFingerprint(view));
       const full: AttemptIdentity = (keyed = { ...keyed, requestHash: fingerprint });
-      const remainingTimeMs = typeof request.context?.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() : undefined;
+      const remainingTimeMs = typeof request.context?.getRemainingTimeInMillis === 'function' ? () => request.context.getRemainingTimeInMillis() : undefined;
       const admission = await engine.admit(
         { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs },
         trace,
@@ -174,8 +175,11 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       }
     } else {
       await engine.abandon(scope, trace);
-      // A guard error raised inside the handler (journal unreachable at beginEffect, say) still gets its documented answer.
-      if (request.response === undefined) request.response = answerFor(request.error, flavorOf(request.event), answers);
+      // The journal failing under this attempt's own calls (beginEffect, heartbeat) is a 503, not a crash. Other guard
+      // errors from inside the handler (a nested guard's mismatch, say) are not this request's answer.
+      if (request.response === undefined && request.error instanceof JournalUnavailableError) {
+        request.response = answerFor(request.error, flavorOf(request.event), answers);
+      }
     }
     trace.downstreamReference = firstEvidence(scope);
     // Another middleware may already have turned the error into a response: it stays as it is.

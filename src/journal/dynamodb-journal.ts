@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../engine/fingerprint.js';
 import { LeaseLostError, NotResolvableError } from '../errors/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
-import { expiryFromNow, newLeaseToken, outboxItem, uniqueItem } from './items.js';
+import { expiryFromNow, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
 import { ItemCalls } from './item-calls.js';
 import { chunkCount, recordFromItem, type JournalItem } from './record-item.js';
@@ -61,15 +61,16 @@ export class DynamoDBJournal implements Journal {
       attempt: 1,
       createdAt: now,
       updatedAt: now,
-      expiresAt: expiryFromNow(now, request.ttlSeconds),
+      expiresAt: leaseAwareExpiry(now, request.ttlSeconds, now + request.leaseMs),
       evidence: {},
       effectStarted: false,
     };
     try {
       const old = await this.calls.put(item, {
-        ConditionExpression: 'attribute_not_exists(#pk) OR expiresAt <= :nowSeconds',
-        ExpressionAttributeNames: { '#pk': 'pk' },
-        ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
+        // Mirrors isClaimable: expired, and not under a live lease.
+        ConditionExpression: 'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
+        ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
+        ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':nowMs': now, ':inProgress': RecordStatus.inProgress },
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { outboxPk, RecordKind, uniquePk } from './schema.js';
-import type { OutboxEvent, UniqueClaim } from './journal.js';
+import { outboxPk, RecordKind, RecordStatus, uniquePk } from './schema.js';
+import type { JournalRecord, OutboxEvent, UniqueClaim } from './journal.js';
 
 /** Outbox items outlive their dispatch by this long, then DynamoDB TTL removes them. */
 export const OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -36,9 +36,23 @@ export function uniqueItem(claim: UniqueClaim, ownerPk: string, nowEpochMs: numb
   };
 }
 
+/** Epoch seconds `ttlSeconds` from now, and never before the lease ends (so TTL cannot delete a live lease). */
+export function leaseAwareExpiry(nowEpochMs: number, ttlSeconds: number, leaseUntilEpochMs: number): number {
+  return Math.max(expiryFromNow(nowEpochMs, ttlSeconds), Math.ceil(leaseUntilEpochMs / 1000));
+}
+
 /** Epoch seconds `ttlSeconds` from now. */
 export function expiryFromNow(nowEpochMs: number, ttlSeconds: number): number {
   return Math.floor(nowEpochMs / 1000) + ttlSeconds;
+}
+
+/**
+ * Whether a reservation may claim over an existing record: past its `expiresAt` (whatever
+ * DynamoDB TTL has done with it), unless an attempt still holds a live lease on it, which a
+ * `ttlSeconds` shorter than the lease must not cut short.
+ */
+export function isClaimable(record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs'>, nowEpochMs: number): boolean {
+  return isExpired(record.expiresAtEpochSeconds, nowEpochMs) && !(record.status === RecordStatus.inProgress && record.leaseUntilEpochMs >= nowEpochMs);
 }
 
 /** A record past its `expiresAt` is treated as absent, whatever DynamoDB TTL has done with it. */

@@ -1,6 +1,6 @@
 import { LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
-import { encodeResponse } from './response-codec.js';
-import { expiryFromNow, isExpired, newLeaseToken, outboxItem, uniqueItem } from './items.js';
+import { decodeInline, encodeResponse } from './response-codec.js';
+import { expiryFromNow, isClaimable, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
 import { RecordStatus } from './schema.js';
 
@@ -46,7 +46,7 @@ export class MemoryJournal implements Journal {
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
     const existing = this.records.get(request.pk);
-    if (existing && !isExpired(existing.expiresAtEpochSeconds, now)) return { reserved: false, record: copy(existing) };
+    if (existing && !isClaimable(existing, now)) return { reserved: false, record: copy(existing) };
     const record: MutableRecord = {
       pk: request.pk,
       status: RecordStatus.inProgress,
@@ -56,7 +56,7 @@ export class MemoryJournal implements Journal {
       attempt: 1,
       createdAtEpochMs: now,
       updatedAtEpochMs: now,
-      expiresAtEpochSeconds: expiryFromNow(now, request.ttlSeconds),
+      expiresAtEpochSeconds: leaseAwareExpiry(now, request.ttlSeconds, now + request.leaseMs),
       evidence: {},
       effectStarted: false,
     };
@@ -90,12 +90,12 @@ export class MemoryJournal implements Journal {
 
   async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
     const now = this.clock();
-    encodeResponse(response); // the same size limit as DynamoDB
+    const stored = storedCopy(response); // before anything lands: a response too large commits nothing
     const record = this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
     if (writes) this.commitWrites(pk, writes, now);
     Object.assign(record, {
       status: RecordStatus.completed,
-      response: { value: structuredCloneOrSelf(response) },
+      response: stored,
       expiresAtEpochSeconds: expiryFromNow(now, ttlSeconds),
       updatedAtEpochMs: now,
     });
@@ -135,7 +135,7 @@ export class MemoryJournal implements Journal {
     Object.assign(record, {
       status: RecordStatus.completed,
       leaseToken: newLeaseToken(),
-      response: { value: structuredCloneOrSelf(resolution.response) },
+      response: storedCopy(resolution.response),
       expiresAtEpochSeconds: expiryFromNow(now, resolution.ttlSeconds),
       updatedAtEpochMs: now,
     });
@@ -202,6 +202,12 @@ export class MemoryJournal implements Journal {
     if (!table) this.tables.set(name, (table = new Map()));
     return table;
   }
+}
+
+/** What DynamoDB would give back: the JSON round trip (dates become strings) within the same size limit. */
+function storedCopy(response: unknown): { value: unknown } {
+  const encoded = encodeResponse(response);
+  return encoded.encoding === 'json' ? decodeInline('json', encoded.text) : (JSON.parse(JSON.stringify({ value: response })) as { value: unknown });
 }
 
 function copy(record: MutableRecord): JournalRecord {

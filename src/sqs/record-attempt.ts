@@ -39,7 +39,7 @@ export async function attemptRecord(guard: RecordGuard, record: SQSRecord, conte
   try {
     key = readMessageId(settings, record, trace);
     requestHash = settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '');
-    const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis!() : undefined;
     const admission = await engine.admit({ pk: messagePk(settings.consumer, key), key, scope: settings.consumer, fingerprint: requestHash, remainingTimeMs }, trace);
     if (admission.kind === 'replay') {
       countAsSuppressed(trace);

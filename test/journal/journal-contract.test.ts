@@ -75,6 +75,15 @@ describe.each([
     expect(again).toMatchObject({ reserved: true, replacedExpired: true });
   });
 
+  it('never treats a record under a live lease as expired, even with a TTL shorter than the lease', async () => {
+    const first = await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 });
+    expect(first.record.expiresAtEpochSeconds).toBeGreaterThanOrEqual(Math.ceil((s.clock.now + 10_000) / 1000));
+    s.clock.now += 5_000;
+    expect((await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 })).reserved).toBe(false);
+    s.clock.now += 6_000;
+    expect(await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 })).toMatchObject({ reserved: true, replacedExpired: true });
+  });
+
   it('replays a completed response, including an undefined one', async () => {
     const first = await reserve('req#t#op#undef');
     await s.journal.complete('req#t#op#undef', first.record.leaseToken, undefined, 60);
