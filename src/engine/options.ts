@@ -50,7 +50,7 @@ export interface GuardOptions extends TelemetryOptions {
 }
 
 /** Names of {@link GuardOptions}, for unknown-option checks. */
-export const GUARD_OPTION_NAMES = ['journal', 'ttlSeconds', 'leaseMs', 'inProgress', 'waitMs', 'retryAfterSeconds', 'recover', 'localCache', 'clock', 'metrics', 'logger'] as const;
+export const GUARD_OPTION_NAMES = ['journal', 'ttlSeconds', 'leaseMs', 'inProgress', 'waitMs', 'retryAfterSeconds', 'recover', 'localCache', 'clock', 'metrics', 'logger', 'namespace'] as const;
 
 /** Throws when `options` is not an object or holds a name outside `allowed`, naming it. */
 export function rejectUnknownOptions(factory: string, options: unknown, allowed: readonly string[]): void {
@@ -88,6 +88,9 @@ export function resolveGuardOptions(factory: string, options: GuardOptions): Eng
   }
   if (options.inProgress !== undefined && options.inProgress !== 'reject' && options.inProgress !== 'wait') {
     throw new InvalidOptionsError(`${factory}: 'inProgress' must be 'reject' or 'wait'`);
+  }
+  if (options.namespace !== undefined && (typeof options.namespace !== 'string' || options.namespace.length === 0)) {
+    throw new InvalidOptionsError(`${factory}: 'namespace' must be a non-empty string`);
   }
   checkFunction(factory, 'recover', options.recover);
   checkFunction(factory, 'clock', options.clock);

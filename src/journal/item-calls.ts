@@ -78,7 +78,8 @@ export class ItemCalls {
       let pending: BatchWriteItemCommand['input']['RequestItems'] | undefined = {
         [this.tableName]: items.slice(start, start + 25).map((item) => ({ PutRequest: { Item: toMap(item) } })),
       };
-      while (pending && (pending[this.tableName]?.length ?? 0) > 0) {
+      for (let attempt = 0; pending && (pending[this.tableName]?.length ?? 0) > 0; attempt++) {
+        if (attempt > 0) await backOff(attempt);
         const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: pending }));
         pending = out.UnprocessedItems;
       }
@@ -89,7 +90,8 @@ export class ItemCalls {
   async getAll(keys: readonly PlainItem[]): Promise<PlainItem[]> {
     const found: PlainItem[] = [];
     let pending: BatchGetItemCommand['input']['RequestItems'] | undefined = { [this.tableName]: { Keys: keys.map(toMap), ConsistentRead: true } };
-    while (pending && (pending[this.tableName]?.Keys?.length ?? 0) > 0) {
+    for (let attempt = 0; pending && (pending[this.tableName]?.Keys?.length ?? 0) > 0; attempt++) {
+      if (attempt > 0) await backOff(attempt);
       const out: BatchGetItemCommandOutput = await this.client.send(new BatchGetItemCommand({ RequestItems: pending }));
       for (const item of out.Responses?.[this.tableName] ?? []) found.push(unmarshall(item) as PlainItem);
       pending = out.UnprocessedKeys;
@@ -101,6 +103,14 @@ export class ItemCalls {
   async transactWrite(items: readonly TransactItem[], clientRequestToken?: string): Promise<void> {
     await this.client.send(new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem), ClientRequestToken: clientRequestToken }));
   }
+}
+
+const MAX_UNPROCESSED_ROUNDS = 8;
+
+/** Waits before resending unprocessed batch items (DynamoDB's advice under throttling); gives up after a few rounds. */
+async function backOff(attempt: number): Promise<void> {
+  if (attempt >= MAX_UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left batch items unprocessed after ${MAX_UNPROCESSED_ROUNDS} rounds`);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
 }
 
 function toTransactWriteItem(entry: TransactItem): TransactWriteItem {

@@ -22,6 +22,11 @@ export interface TelemetryOptions {
    * @default new Logger({ serviceName: 'idemkit' })
    */
   readonly logger?: LogSink;
+  /**
+   * CloudWatch namespace of the default `Metrics` instance (your own instance keeps its own).
+   * @default 'Idempotency'
+   */
+  readonly namespace?: string;
 }
 
 /** Identity of an attempt for its log line; the raw key is hashed here and never logged. */
@@ -45,7 +50,7 @@ export class Telemetry {
     private readonly dimensionName: string,
     options: TelemetryOptions,
   ) {
-    this.metrics = options.metrics ?? new Metrics({ namespace: DEFAULT_METRICS_NAMESPACE, serviceName: 'idemkit' });
+    this.metrics = options.metrics ?? new Metrics({ namespace: options.namespace ?? DEFAULT_METRICS_NAMESPACE, serviceName: 'idemkit' });
     this.logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
   }
 

@@ -37,7 +37,7 @@ describe('a recover hook answering completed over HTTP', () => {
     void crashing(httpEvent({ key: 'recover-1', body: {} }), lambdaContext());
     await new Promise((resolve) => setImmediate(resolve));
     clock.now += 2_000;
-    const recovering = middy(async () => ({ statusCode: 500, body: 'not run' })).use(
+    const recovering = middy(async (): Promise<any> => ({ statusCode: 500, body: 'not run' })).use(
       httpIdempotency({
         ...options,
         recover: async () => ({ outcome: 'completed', response: { statusCode: 201, headers: { location: '/p/1', 'set-cookie': 'session=secret' }, body: 'recovered' } }),
