@@ -1,3 +1,4 @@
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction, type Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
@@ -106,6 +107,14 @@ export class OutboxDispatcher extends Construct {
     }).function;
     props.destinationQueue?.grantSendMessages(this.function);
     props.eventBus?.grantPutEventsTo(this.function);
+    // Starting the TTL of sent items: batch writes back to the journal, limited to outbox keys.
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:BatchWriteItem'],
+        resources: [props.journal.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RecordPrefix.outbox}*`] } },
+      }),
+    );
 
     this.failureQueue = secureQueue(this, 'FailureQueue', { retentionPeriod: Duration.days(14) });
     this.eventSource = new DynamoEventSource(props.journal.table, {

@@ -51,7 +51,7 @@ export class DemoContext {
   /** The outbox dispatcher feeding the order-events queue. */
   dispatcher() {
     const client = new SQSClient({ endpoint: this.stack.sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    return outboxDispatcher({ queueUrl: this.stack.orderEvents.url, client, logger: this.capture.logger });
+    return outboxDispatcher({ queueUrl: this.stack.orderEvents.url, client, journalClient: this.stack.client, logger: this.capture.logger });
   }
 
   /** A `POST /payments` event with an idempotency key and a JSON body. */

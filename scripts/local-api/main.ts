@@ -57,7 +57,7 @@ async function main(): Promise<void> {
 
   const sqsClient = new SQSClient({ endpoint: stack.sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const quiet = { info: () => undefined, error: (message: string, fields?: unknown) => log(`${message} ${JSON.stringify(fields)}`) } as never;
-  const dispatch = outboxDispatcher({ queueUrl: stack.orderEvents.url, client: sqsClient, logger: quiet });
+  const dispatch = outboxDispatcher({ queueUrl: stack.orderEvents.url, client: sqsClient, journalClient: stack.client, logger: quiet });
   const consumer = createOrderEventsConsumer({ journal, stockTable: stack.tables.stock, guardOptions: { logger: quiet } });
   const mapping = new EventSourceMapping(stack.sqsClient, stack.orderEvents, (event) => consumer(event, localLambdaContext({ functionName: 'order-events' })));
   let relaying = false;

@@ -162,7 +162,7 @@ export class DynamoDBJournal implements Journal {
     const items: TransactItem[] = [
       { Update: { TableName: this.tableName, ...completion, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as NonNullable<TransactItem['Update']> },
       ...writes.uniqueClaims.map((claim) => this.putIfAbsent(uniqueItem(claim, pk, now))),
-      ...writes.outbox.map((event) => this.putIfAbsent(outboxItem(event, pk, now))),
+      ...writes.outbox.map((event) => this.putIfAbsent(outboxItem(event, pk))),
       ...writes.staged,
     ];
     try {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { outboxPk, RecordKind, RecordStatus, uniquePk } from './schema.js';
 import type { JournalRecord, OutboxEvent, UniqueClaim } from './journal.js';
 
-/** Outbox items outlive their dispatch by this long, then DynamoDB TTL removes them. */
+/** Outbox items outlive their dispatch by this long, then DynamoDB TTL removes them (the dispatcher sets it). */
 export const OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
 
 /** A fresh, unguessable lease token. */
@@ -10,8 +10,8 @@ export function newLeaseToken(): string {
   return randomUUID();
 }
 
-/** The `outbox#<eventId>` item written by the completion transaction. */
-export function outboxItem(event: OutboxEvent, sourcePk: string, nowEpochMs: number): Record<string, unknown> {
+/** The `outbox#<eventId>` item written by the completion transaction: no `expiresAt` until it was dispatched. */
+export function outboxItem(event: OutboxEvent, sourcePk: string): Record<string, unknown> {
   return {
     pk: outboxPk(event.eventId),
     kind: RecordKind.outbox,
@@ -20,7 +20,6 @@ export function outboxItem(event: OutboxEvent, sourcePk: string, nowEpochMs: num
     detail: JSON.stringify(event.detail ?? null),
     occurredAt: event.occurredAt,
     source: sourcePk,
-    expiresAt: Math.floor(nowEpochMs / 1000) + OUTBOX_RETENTION_SECONDS,
   };
 }
 

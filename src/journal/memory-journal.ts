@@ -156,7 +156,7 @@ export class MemoryJournal implements Journal {
     const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
     for (const { item } of claims) journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
     for (const event of writes.outbox) {
-      const item = outboxItem(event, pk, now);
+      const item = outboxItem(event, pk);
       journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
     }
     for (const apply of staged) apply();

@@ -1,9 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { checkFunction, rejectUnknownOptions } from '../engine/index.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { checkFunction, checkNumber, rejectUnknownOptions } from '../engine/index.js';
 import { InvalidOptionsError } from '../errors/index.js';
 import type { LogSink } from '../telemetry/index.js';
+import { DispatchedMarker } from './dispatched-marker.js';
 import { EventBridgePublisher } from './eventbridge-publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
 import type { OutboxPublisher } from './publisher.js';
@@ -11,6 +13,16 @@ import { isFifoQueueUrl, SqsPublisher } from './sqs-publisher.js';
 
 /** Options both destinations accept. */
 interface DispatcherCommonOptions {
+  /**
+   * Client of the journal table, used to start the TTL of dispatched items (`BatchWriteItem`).
+   * @default new DynamoDBClient({})
+   */
+  readonly journalClient?: DynamoDBClient;
+  /**
+   * How long a dispatched outbox item stays in the journal before DynamoDB TTL removes it, in seconds.
+   * @default 604800 (seven days)
+   */
+  readonly retentionSeconds?: number;
   /**
    * A Powertools `Logger` for the dispatch log lines.
    * @default new Logger({ serviceName: 'idemkit' })
@@ -66,12 +78,14 @@ export type OutboxDispatcherOptions = QueueDispatchOptions | EventBusDispatchOpt
 export const DEFAULT_EVENT_SOURCE = 'idemkit.outbox';
 
 const FACTORY = 'outboxDispatcher';
-const QUEUE_OPTION_NAMES = ['queueUrl', 'client', 'messageGroupId', 'logger'];
-const BUS_OPTION_NAMES = ['eventBusName', 'client', 'source', 'logger'];
+const COMMON_OPTION_NAMES = ['logger', 'journalClient', 'retentionSeconds'];
+const QUEUE_OPTION_NAMES = ['queueUrl', 'client', 'messageGroupId', ...COMMON_OPTION_NAMES];
+const BUS_OPTION_NAMES = ['eventBusName', 'client', 'source', ...COMMON_OPTION_NAMES];
 
 /** What a dispatcher needs, resolved once per factory call. */
 export interface DispatcherSettings {
   readonly publisher: OutboxPublisher;
+  readonly marker: DispatchedMarker;
   readonly logger: LogSink;
 }
 
@@ -86,6 +100,8 @@ export function resolveDispatcherOptions(options: OutboxDispatcherOptions): Disp
     throw new InvalidOptionsError(`${FACTORY}: 'client' must be an AWS SDK v3 client`);
   }
   const logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
+  checkNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, 1);
+  const marker = new DispatchedMarker(options.journalClient, options.retentionSeconds);
   if (hasQueue) {
     const queue = options as QueueDispatchOptions;
     checkString('queueUrl', queue.queueUrl);
@@ -94,13 +110,13 @@ export function resolveDispatcherOptions(options: OutboxDispatcherOptions): Disp
       throw new InvalidOptionsError(`${FACTORY}: 'messageGroupId' applies only to a FIFO queue (URL ending in .fifo)`);
     }
     const publisher = new SqsPublisher(queue.client, queue.queueUrl, queue.messageGroupId ?? ((message) => message.type));
-    return { publisher, logger };
+    return { publisher, marker, logger };
   }
   const bus = options as EventBusDispatchOptions;
   checkString('eventBusName', bus.eventBusName);
   if (bus.source !== undefined) checkString('source', bus.source);
   const publisher = new EventBridgePublisher(bus.client, bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
-  return { publisher, logger };
+  return { publisher, marker, logger };
 }
 
 function checkString(name: string, value: unknown): void {

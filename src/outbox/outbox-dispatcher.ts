@@ -31,14 +31,17 @@ interface Stop {
  * event can be sent again after a retry, so consumers deduplicate on `eventId`
  * (`sqsConsumer` with `fromMessageAttribute('eventId')`).
  *
- * The dispatcher writes nothing back: outbox items already carry `expiresAt` (seven days
- * after the commit), and DynamoDB TTL removes them; the stream, not the table, is the queue.
+ * Outbox items expire by TTL only after dispatch: once sent, each item is written back with
+ * `dispatchedAt` and `expiresAt` (`retentionSeconds`, default seven days). If that write
+ * fails, the sent records are reported too, so they are sent again (consumers deduplicate)
+ * rather than left without an expiry. An event that can never be sent keeps its item.
+ * IAM: `dynamodb:BatchWriteItem` on the journal table (the CDK construct limits it to `outbox#` keys).
  *
  * @example
  * export const handler = outboxDispatcher({ queueUrl: process.env.ORDER_EVENTS_QUEUE_URL! });
  */
 export function outboxDispatcher(options: OutboxDispatcherOptions): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
-  const { publisher, logger } = resolveDispatcherOptions(options);
+  const { publisher, marker, logger } = resolveDispatcherOptions(options);
 
   async function send(pending: readonly Pending[]): Promise<Stop | undefined> {
     let offset = 0;
@@ -68,8 +71,18 @@ export function outboxDispatcher(options: OutboxDispatcherOptions): (event: Dyna
       }
     }
     stop = (await send(pending)) ?? stop;
-    const firstFailed = stop ? outboxRecords.indexOf(stop.record) : outboxRecords.length;
-    const published = pending.slice(0, firstFailed).map((entry) => entry.message.eventId);
+    let firstFailed = stop ? outboxRecords.indexOf(stop.record) : outboxRecords.length;
+    const sent = pending.slice(0, firstFailed);
+    try {
+      await marker.mark(sent.map((entry) => entry.record));
+    } catch (error) {
+      // Sent but not marked: report them so a retry sends and marks them again.
+      if (sent.length > 0) {
+        stop = { record: sent[0].record, reason: `marking dispatched items failed: ${(error as Error).message}` };
+        firstFailed = 0;
+      }
+    }
+    const published = sent.slice(0, firstFailed).map((entry) => entry.message.eventId);
     if (published.length > 0) logger.info('outbox dispatched', { destination: publisher.destination, published: published.length, event_ids: published });
     if (!stop) return { batchItemFailures: [] };
     const unsent = outboxRecords.slice(firstFailed);

@@ -61,11 +61,21 @@ describe('OutboxDispatcher', () => {
     );
   });
 
-  it('has no access to journal items, only to the stream', () => {
-    const itemActions = policyStatements(template)
-      .flatMap(({ statement }) => actionsOf(statement))
-      .filter((action) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(action));
+  it('reads no journal items, and writes back only outbox keys to start their TTL', () => {
+    const statements = policyStatements(template).map(({ statement }) => statement);
+    const itemActions = statements.flatMap((statement) => actionsOf(statement)).filter((action) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(action));
     expect(itemActions).toEqual([]);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'dynamodb:BatchWriteItem',
+            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Journal'), 'Arn'] },
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RecordPrefix.outbox}*`] } },
+          }),
+        ]),
+      },
+    });
   });
 
   it('puts events on the bus named in OUTBOX_EVENT_BUS_NAME', () => {

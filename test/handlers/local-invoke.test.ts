@@ -203,6 +203,11 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
 
   it('sends the sample stream batch to the queue', async () => {
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `sample-${suffix}` }));
+    // The dispatcher starts the TTL of what it sent in the table its stream records name.
+    const sampleTable = /:table\/([^/]+)\/stream\//.exec(readFileSync(join(EVENTS, 'dynamodb-stream-outbox.json'), 'utf8'))![1];
+    await createStringKeyTable(dynamo, sampleTable, 'pk').catch((error) => {
+      if (error.name !== 'ResourceInUseException') throw error;
+    });
     const result = await invoke('Outbox/Dispatcher', eventFile('dynamodb-stream-outbox.json'), { OUTBOX_QUEUE_URL: QueueUrl! });
     expect(result).toEqual({ batchItemFailures: [] });
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));

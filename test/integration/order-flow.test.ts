@@ -93,7 +93,10 @@ describe('payment → outbox → stream → queue → stock consumer', () => {
     expect(crashed).toMatchObject({ received: 2, deleted: 0 });
     expect(afterCrash).toBe(7);
     expect(retries.map((retry) => [retry.statusCode, retry.body, retry.headers['Idempotent-Replayed']])).toEqual(Array(3).fill([201, created.body, 'true']));
-    expect(laterStream.event.Records.filter((record) => record.dynamodb?.NewImage?.pk?.S?.startsWith('outbox#'))).toEqual([]);
+    // No new outbox events: only the dispatcher's own MODIFY that starts each sent item's TTL.
+    const laterOutbox = laterStream.event.Records.filter((record) => record.dynamodb?.NewImage?.pk?.S?.startsWith('outbox#'));
+    expect(laterOutbox.filter((record) => record.eventName === 'INSERT')).toEqual([]);
+    expect(laterOutbox.every((record) => record.dynamodb?.NewImage?.expiresAt?.N && record.dynamodb?.NewImage?.dispatchedAt?.N)).toBe(true);
     expect(redeliveries.reduce((sum, delivery) => sum + delivery.deleted, 0)).toBe(2);
     expect(await service.available()).toBe(7);
     expect(service.stockHandlerRuns).toHaveLength(1);

@@ -4,7 +4,12 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, outboxDispatcher } from '../../src/outbox/index.js';
 import { createQueue, localSqsClient, queueDepth, receiveExactly, receiveMessages } from '../support/sqs.js';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localClient } from '../support/dynamodb.js';
 import { journalWithStream, outboxSequenceNumbers, putNoise, putOutboxEvents } from './outbox-fixtures.js';
+
+const getItem = async (client: DynamoDBClient, tableName: string, pk: string) =>
+  (await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }))).Item;
 
 const events = [
   { eventId: 'e1', type: 'order.confirmed', detail: { orderId: 'o-1', items: [{ sku: 'a', quantity: 1 }] } },
@@ -26,6 +31,35 @@ describe('outboxDispatcher', () => {
     const bodies = received.map((message) => JSON.parse(message.Body!)).sort((a, b) => a.eventId.localeCompare(b.eventId));
     expect(bodies).toEqual(events.map((event) => ({ ...event, occurredAt: '2026-11-30T10:00:00.000Z' })));
     expect(received.map((message) => message.MessageAttributes?.[OUTBOX_EVENT_ID_ATTRIBUTE]?.StringValue).sort()).toEqual(['e1', 'e2', 'e3']);
+  });
+
+  it('starts the TTL of each sent item only after it was sent', async () => {
+    const { client, tableName, poller } = await journalWithStream();
+    await putOutboxEvents(client, tableName, events.slice(0, 2));
+    const sqs = localSqsClient();
+    const queue = await createQueue(sqs);
+    const before = await getItem(client, tableName, 'outbox#e1');
+
+    await poller.deliver(outboxDispatcher({ queueUrl: queue.url, client: sqs, journalClient: client, retentionSeconds: 3600 }));
+
+    const after = await getItem(client, tableName, 'outbox#e1');
+    expect(before?.expiresAt).toBeUndefined();
+    expect(Number(after?.expiresAt?.N)).toBeGreaterThan(Date.now() / 1000 + 3500);
+    expect(after?.dispatchedAt?.N).toBeDefined();
+    expect(after?.type).toEqual(before?.type);
+  });
+
+  it('reports sent records when their TTL cannot be started, so a retry sends and marks them again', async () => {
+    const { client, tableName, poller } = await journalWithStream();
+    await putOutboxEvents(client, tableName, events.slice(0, 2));
+    const sqs = localSqsClient();
+    const queue = await createQueue(sqs);
+    const closed = localClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 });
+
+    const { event, response } = await poller.deliver(outboxDispatcher({ queueUrl: queue.url, client: sqs, journalClient: closed }));
+
+    expect(response?.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(outboxSequenceNumbers(event));
+    expect((await getItem(client, tableName, 'outbox#e1'))?.expiresAt).toBeUndefined();
   });
 
   it('ignores other record kinds, updates and removals', async () => {

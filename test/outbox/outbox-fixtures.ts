@@ -15,7 +15,7 @@ export async function journalWithStream(batchSize?: number) {
 /** Writes outbox items as a completion transaction would. */
 export async function putOutboxEvents(client: DynamoDBClient, tableName: string, events: ReadonlyArray<{ eventId: string; type: string; detail: unknown }>): Promise<void> {
   for (const event of events) {
-    const item = outboxItem({ ...event, occurredAt: '2026-11-30T10:00:00.000Z' }, 'req#-#POST%20%2Fpayments#k', Date.now());
+    const item = outboxItem({ ...event, occurredAt: '2026-11-30T10:00:00.000Z' }, 'req#-#POST%20%2Fpayments#k');
     await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   }
 }

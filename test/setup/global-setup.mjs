@@ -10,6 +10,9 @@ export default async function globalSetup() {
   globalThis.__idemkitServices = { dynamo, sqs };
   process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.IDEMKIT_TEST_SQS_ENDPOINT = sqs.endpoint;
+  // Any client a test builds without an explicit endpoint talks to the local services, never to AWS.
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
+  process.env.AWS_ENDPOINT_URL_SQS = sqs.endpoint;
   process.env.AWS_REGION = 'us-east-1';
   process.env.AWS_ACCESS_KEY_ID = 'local';
   process.env.AWS_SECRET_ACCESS_KEY = 'local';

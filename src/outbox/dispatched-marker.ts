@@ -1,0 +1,51 @@
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { OUTBOX_RETENTION_SECONDS } from '../journal/items.js';
+
+const TABLE_IN_STREAM_ARN = /:table\/([^/]+)\/stream\//;
+const BATCH_WRITE_MAX_ITEMS = 25;
+const MAX_UNPROCESSED_ROUNDS = 8;
+
+/**
+ * Starts the TTL of outbox items once they were sent: each item is written back (it is
+ * immutable, so its stream image is the item) with `dispatchedAt` and `expiresAt`. Until
+ * then an item never expires, so an event whose dispatch keeps failing stays in the table
+ * for an operator to re-send, instead of vanishing.
+ */
+export class DispatchedMarker {
+  constructor(
+    private client: DynamoDBClient | undefined,
+    private readonly retentionSeconds: number = OUTBOX_RETENTION_SECONDS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Marks the items of these `INSERT` records dispatched. Throws when DynamoDB refuses. */
+  async mark(records: readonly DynamoDBRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    // Loaded on first use, like the queue and bus clients.
+    const sdk = await import('@aws-sdk/client-dynamodb');
+    this.client ??= new sdk.DynamoDBClient({});
+    const now = this.clock();
+    const byTable = new Map<string, Record<string, AttributeValue>[]>();
+    for (const record of records) {
+      const table = TABLE_IN_STREAM_ARN.exec(record.eventSourceARN ?? '')?.[1];
+      const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
+      if (!table || !image) throw new Error(`Stream record ${record.dynamodb?.SequenceNumber ?? '?'} names no table or image`);
+      const item = { ...image, dispatchedAt: { N: String(now) }, expiresAt: { N: String(Math.floor(now / 1000) + this.retentionSeconds) } };
+      byTable.set(table, [...(byTable.get(table) ?? []), item]);
+    }
+    for (const [table, items] of byTable) {
+      for (let start = 0; start < items.length; start += BATCH_WRITE_MAX_ITEMS) {
+        let pending: Record<string, { PutRequest: { Item: Record<string, AttributeValue> } }[]> | undefined = {
+          [table]: items.slice(start, start + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } })),
+        };
+        for (let round = 0; pending && (pending[table]?.length ?? 0) > 0; round++) {
+          if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left outbox items unprocessed after ${MAX_UNPROCESSED_ROUNDS} rounds`);
+          if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** round)));
+          const out = await this.client.send(new sdk.BatchWriteItemCommand({ RequestItems: pending }));
+          pending = out.UnprocessedItems as typeof pending;
+        }
+      }
+    }
+  }
+}
