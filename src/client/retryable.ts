@@ -54,8 +54,10 @@ const MAX_CAUSE_DEPTH = 5;
  * `InProgressError` and `JournalUnavailableError`. Never retried: any other 4xx (400, 401,
  * 403, 409, 422, …), 500, successful responses, and any other error.
  *
+ * It returns a promise (a 409's body must be read): await it before combining it with `&&`.
+ *
  * @example
- * retry(call, { isRetryable: (outcome, attempt) => isMyTransientError(outcome) || isRetryableByDefault(outcome) })
+ * retry(call, { isRetryable: async (outcome, attempt) => attempt < 3 && (await isRetryableByDefault(outcome)) })
  */
 export async function isRetryableByDefault(errorOrResult: unknown): Promise<boolean> {
   if (isResponseLike(errorOrResult)) return isRetryableResponse(errorOrResult);
