@@ -34,7 +34,8 @@ describe('a recover hook answering completed over HTTP', () => {
       await idempotencyOf(context).beginEffect('charge');
       await new Promise(() => undefined);
     }).use(httpIdempotency(options));
-    void crashing(httpEvent({ key: 'recover-1', body: {} }), lambdaContext());
+    // Never settles, like a frozen container; Middy's early timeout later rejects it, which is expected.
+    crashing(httpEvent({ key: 'recover-1', body: {} }), lambdaContext()).catch(() => undefined);
     await new Promise((resolve) => setImmediate(resolve));
     clock.now += 2_000;
     const recovering = middy(async (): Promise<any> => ({ statusCode: 500, body: 'not run' })).use(
