@@ -1,51 +1,14 @@
-import { InProgressError, JournalError, ResponseTooLargeError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
-import { RecordStatus, type Journal, type JournalRecord } from '../journal/index.js';
+import { InProgressError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../errors/index.js';
+import { RecordStatus, type JournalRecord } from '../journal/index.js';
 import { isClaimable } from '../journal/items.js';
 import { MetricName } from '../telemetry/metric-names.js';
-import type { LocalCache } from './local-cache.js';
-import { AttemptScope, type IdempotencyScope } from './scope.js';
+import { AttemptScope } from './scope.js';
+import type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
+import { Settler } from './settler.js';
 import type { AttemptTrace } from './trace.js';
-import { assertStoredResponse, unstorableMarker } from './unstorable.js';
+import { assertStoredResponse } from './unstorable.js';
 
-/** What a `recover` hook decides for a record whose effect may have happened. */
-export type RecoveryDecision = { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
-
-/** Settings shared by every entry point, resolved from its options. */
-export interface EngineSettings {
-  readonly journal: Journal;
-  readonly ttlSeconds: number;
-  readonly leaseMs?: number;
-  readonly inProgress: 'reject' | 'wait';
-  readonly waitMs: number;
-  readonly retryAfterSeconds: number;
-  readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
-  /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
-  readonly storedFormOf?: (response: unknown) => unknown;
-  readonly localCache?: LocalCache;
-  readonly clock: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
-}
-
-/** One attempt's identity. */
-export interface AttemptRequest {
-  readonly pk: string;
-  readonly key: string;
-  readonly scope: string;
-  readonly fingerprint: string;
-  /** The Lambda's remaining time now, when there is a context (read again by each heartbeat). */
-  readonly remainingTimeMs?: () => number;
-}
-
-/** What an attempt meets before its handler runs. */
-export type Admission =
-  | { readonly kind: 'replay'; readonly response: unknown }
-  | { readonly kind: 'run'; readonly scope: AttemptScope };
-
-/** What became of an attempt that ran its handler. */
-export type Settlement =
-  | { readonly kind: 'stored'; readonly response: unknown }
-  | { readonly kind: 'superseded'; readonly response: unknown }
-  | { readonly kind: 'not-stored'; readonly response: unknown };
+export type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
 
 const DEFAULT_LEASE_MS = 30_000;
 const LEASE_GRACE_MS = 1_000;
@@ -59,7 +22,11 @@ const RACED = Symbol('raced');
  * mismatch, in progress, takeover, recovery) and settles its outcome with fenced writes.
  */
 export class IdempotencyEngine {
-  constructor(readonly settings: EngineSettings) {}
+  private readonly settler: Settler;
+
+  constructor(readonly settings: EngineSettings) {
+    this.settler = new Settler(settings);
+  }
 
   /** Admits an attempt: reserve or replay, or throw the typed error the situation calls for. */
   async admit(request: AttemptRequest, trace: AttemptTrace): Promise<Admission> {
@@ -127,107 +94,18 @@ export class IdempotencyEngine {
    * Settles an attempt that ran its handler. `store` false (an error, 5xx, 408, 429)
    * releases the record, or marks it `UNKNOWN` when an effect had begun.
    */
-  async settle(scope: AttemptScope, outcome: { store: boolean; response: unknown }, trace: AttemptTrace): Promise<Settlement> {
-    const { journal } = this.settings;
-    if (!outcome.store) {
-      await this.abandon(scope, trace);
-      return { kind: 'not-stored', response: outcome.response };
-    }
-    const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
-    let stored = outcome.response;
-    try {
-      trace.journalCalls++;
-      try {
-        await journal.complete(scope.pk, scope.leaseToken, outcome.response, this.settings.ttlSeconds, writes);
-      } catch (error) {
-        if (!(error instanceof ResponseTooLargeError)) throw error;
-        trace.journalCalls++;
-        stored = unstorableMarker(error);
-        await journal.complete(scope.pk, scope.leaseToken, stored, this.settings.ttlSeconds, writes);
-      }
-    } catch (error) {
-      return this.completionFailed(scope, outcome.response, error, trace);
-    }
-    for (let i = 0; i < scope.outbox.length; i++) trace.metrics.push(MetricName.outboxPublished);
-    this.settings.localCache?.remember({
-      pk: scope.pk,
-      fingerprint: scope.fingerprint,
-      response: { value: stored },
-      expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + this.settings.ttlSeconds,
-    });
-    return { kind: 'stored', response: outcome.response };
+  settle(scope: AttemptScope, outcome: { store: boolean; response: unknown }, trace: AttemptTrace): Promise<Settlement> {
+    return this.settler.settle(scope, outcome, trace);
   }
 
   /** Releases or marks `UNKNOWN` after a failure; a lost lease leaves the record to its new owner. */
-  async abandon(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
-    try {
-      trace.journalCalls++;
-      if (scope.effectStarted) {
-        await this.settings.journal.markUnknown(scope.pk, scope.leaseToken);
-        trace.status = 'unknown';
-        trace.metrics.push(MetricName.unknownAfterEffect);
-      } else {
-        await this.settings.journal.release(scope.pk, scope.leaseToken);
-        trace.status = 'released';
-        trace.metrics.push(MetricName.released);
-      }
-    } catch (error) {
-      if (error instanceof LeaseLostError) {
-        trace.status = 'lease_lost';
-        return;
-      }
-      // The lease resolves it like a crash would: the error that made us abandon matters more.
-      trace.status = 'journal_unavailable';
-      trace.metrics.push(MetricName.journalError);
-    }
+  abandon(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
+    return this.settler.abandon(scope, trace);
   }
 
-  private async completionFailed(scope: AttemptScope, response: unknown, error: unknown, trace: AttemptTrace): Promise<Settlement> {
-    if (error instanceof LeaseLostError) return this.afterLeaseLost(scope, error, trace);
-    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
-      trace.metrics.push(MetricName.commitConflict);
-      await this.releaseAfterConflict(scope, trace);
-      trace.status = 'conflict';
-      throw error;
-    }
-    if (!(error instanceof JournalUnavailableError)) {
-      // Not a storage failure (a staged item the journal cannot apply, say): the caller's bug surfaces as is.
-      await this.abandon(scope, trace);
-      throw error;
-    }
-    trace.metrics.push(MetricName.journalError);
-    if (scope.hasWrites) {
-      // Nothing committed: the caller must retry, and the lease will let that retry in.
-      trace.status = 'journal_unavailable';
-      throw error;
-    }
-    trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
-    return { kind: 'not-stored', response };
-  }
-
-  /**
-   * The answer for an attempt whose lease was taken over: the stored outcome, never its own.
-   * Throws `InProgressError` (or `NeedsReviewError`) while the new owner has not finished.
-   */
-  async afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
-    trace.status = 'lease_lost';
-    const stored = error.existing;
-    if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
-    trace.journalCalls++;
-    const current = await this.settings.journal.get(scope.pk).catch(() => undefined);
-    if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
-    throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
-  }
-
-  private async releaseAfterConflict(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
-    const { journal } = this.settings;
-    try {
-      trace.journalCalls++;
-      if (scope.effectStarted) await journal.markUnknown(scope.pk, scope.leaseToken);
-      else await journal.release(scope.pk, scope.leaseToken);
-    } catch {
-      trace.metrics.push(MetricName.journalError);
-    }
+  /** The answer for an attempt whose lease was taken over: the stored outcome, never its own. */
+  afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
+    return this.settler.afterLeaseLost(scope, error, trace);
   }
 
   private async recoverAfterEffect(record: JournalRecord, request: AttemptRequest, leaseMs: number, trace: AttemptTrace): Promise<Admission | typeof RACED> {

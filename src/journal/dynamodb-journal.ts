@@ -3,12 +3,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../engine/fingerprint.js';
 import { LeaseLostError, NotResolvableError } from '../errors/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
-import { expiryFromNow, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
+import { leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
 import { ItemCalls } from './item-calls.js';
-import { chunkCount, recordFromItem, type JournalItem } from './record-item.js';
-import { decodeChunks, encodeResponse, type EncodedResponse } from './response-codec.js';
-import { chunkPk, RecordKind, RecordPrefix, RecordStatus } from './schema.js';
+import { ResponseChunks } from './response-chunks.js';
+import { recordFromItem, type JournalItem } from './record-item.js';
+import { encodeResponse } from './response-codec.js';
+import { completionUpdate } from './completion-update.js';
+import { RecordKind, RecordPrefix, RecordStatus } from './schema.js';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
@@ -37,6 +39,7 @@ export interface DynamoDBJournalOptions {
 export class DynamoDBJournal implements Journal {
   readonly tableName: string;
   private readonly calls: ItemCalls;
+  private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
 
   constructor(options: DynamoDBJournalOptions) {
@@ -47,6 +50,7 @@ export class DynamoDBJournal implements Journal {
     this.clock = options.clock ?? Date.now;
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
     this.calls = new ItemCalls(options.client ?? new DynamoDBClient({}), this.tableName);
+    this.chunks = new ResponseChunks(this.calls);
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
@@ -82,7 +86,7 @@ export class DynamoDBJournal implements Journal {
       // The SDK resent a put that had landed (its answer was lost): the record found is our own.
       if (record.leaseToken === item.leaseToken) return { reserved: true, record, replacedExpired: false };
       const replayable = record.status === RecordStatus.completed && record.fingerprint === request.fingerprint;
-      return { reserved: false, record: replayable ? await this.withChunks(existing, record) : record };
+      return { reserved: false, record: replayable ? await this.chunks.attach(existing, record) : record };
     }
   }
 
@@ -148,8 +152,8 @@ export class DynamoDBJournal implements Journal {
   async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
     const now = this.clock();
     const encoded = encodeResponse(response);
-    if (encoded.encoding === 'chunked') await this.writeChunks(pk, leaseToken, encoded.chunks, now, ttlSeconds);
-    const completion = this.completionUpdate(pk, leaseToken, encoded, now, ttlSeconds);
+    if (encoded.encoding === 'chunked') await this.chunks.write(pk, leaseToken, encoded.chunks, now, ttlSeconds);
+    const completion = completionUpdate(pk, leaseToken, encoded, now, ttlSeconds);
     const hasWrites = writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
     if (!hasWrites) {
       try {
@@ -213,7 +217,7 @@ export class DynamoDBJournal implements Journal {
   async get(pk: string): Promise<JournalRecord | undefined> {
     try {
       const item = await this.calls.get({ pk });
-      return item ? this.withChunks(item, recordFromItem(item)) : undefined;
+      return item ? this.chunks.attach(item, recordFromItem(item)) : undefined;
     } catch (error) {
       throw toJournalError(error, 'get');
     }
@@ -233,8 +237,8 @@ export class DynamoDBJournal implements Journal {
       }
       const token = newLeaseToken();
       const encoded = encodeResponse(resolution.response);
-      if (encoded.encoding === 'chunked') await this.writeChunks(pk, token, encoded.chunks, now, resolution.ttlSeconds);
-      const update = this.completionUpdate(pk, token, encoded, now, resolution.ttlSeconds);
+      if (encoded.encoding === 'chunked') await this.chunks.write(pk, token, encoded.chunks, now, resolution.ttlSeconds);
+      const update = completionUpdate(pk, token, encoded, now, resolution.ttlSeconds);
       // An operator is not fenced by a lease: the condition is on the record's state instead.
       const { ':mine': _unused, ...completionValues } = update.ExpressionAttributeValues;
       await this.calls.update(update.Key, {
@@ -249,58 +253,6 @@ export class DynamoDBJournal implements Journal {
       const old = oldItemOf(error);
       throw new NotResolvableError(old ? recordFromItem(old) : undefined);
     }
-  }
-
-  private completionUpdate(pk: string, leaseToken: string, encoded: EncodedResponse, now: number, ttlSeconds: number) {
-    const payload = encoded.encoding === 'json' ? encoded.text : encoded.encoding === 'gzip' ? encoded.bytes : undefined;
-    const sets = ['#status = :completed', 'responseEncoding = :encoding', 'updatedAt = :now', 'expiresAt = :expiresAt'];
-    const values: Record<string, unknown> = {
-      ':completed': RecordStatus.completed,
-      ':encoding': encoded.encoding,
-      ':now': now,
-      ':expiresAt': expiryFromNow(now, ttlSeconds),
-      ':mine': leaseToken,
-    };
-    if (payload !== undefined) {
-      sets.push('#response = :response');
-      values[':response'] = payload;
-    } else {
-      sets.push('responseChunks = :chunks');
-      values[':chunks'] = (encoded as { chunks: readonly Uint8Array[] }).chunks.length;
-    }
-    return {
-      Key: { pk },
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'leaseToken = :mine AND #status <> :completed',
-      ExpressionAttributeNames: { '#status': 'status', ...(payload !== undefined ? { '#response': 'response' } : {}) },
-      ExpressionAttributeValues: values,
-    };
-  }
-
-  private async writeChunks(pk: string, leaseToken: string, chunks: readonly Uint8Array[], now: number, ttlSeconds: number): Promise<void> {
-    const expiresAt = expiryFromNow(now, ttlSeconds);
-    try {
-      await this.calls.putAll(chunks.map((data, i) => ({ pk: chunkPk(pk, leaseToken, i), kind: RecordKind.chunk, data, expiresAt })));
-    } catch (error) {
-      throw toJournalError(error, 'writeChunks');
-    }
-  }
-
-  private async withChunks(item: JournalItem, record: JournalRecord): Promise<JournalRecord> {
-    const count = chunkCount(item);
-    if (count === 0) return record;
-    const keys = Array.from({ length: count }, (_, i) => ({ pk: chunkPk(record.pk, record.leaseToken, i) }));
-    const found = new Map<string, Uint8Array>();
-    try {
-      for (const chunk of await this.calls.getAll(keys)) found.set(chunk.pk as string, chunk.data as Uint8Array);
-    } catch (error) {
-      throw toJournalError(error, 'readChunks');
-    }
-    const chunks = keys.map(({ pk }) => found.get(pk));
-    if (chunks.some((chunk) => chunk === undefined)) {
-      throw toJournalError(new Error(`Missing response chunks for a completed record`), 'readChunks');
-    }
-    return { ...record, response: decodeChunks(chunks as Uint8Array[]) };
   }
 
   private putIfAbsent(item: Record<string, unknown>): TransactItem {

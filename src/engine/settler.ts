@@ -1,0 +1,122 @@
+import { JournalError, JournalUnavailableError, LeaseLostError, NeedsReviewError, InProgressError, ResponseTooLargeError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { RecordStatus } from '../journal/index.js';
+import { MetricName } from '../telemetry/metric-names.js';
+import type { AttemptScope } from './scope.js';
+import type { EngineSettings, Settlement } from './settings.js';
+import type { AttemptTrace } from './trace.js';
+import { unstorableMarker } from './unstorable.js';
+
+/**
+ * The end of an attempt that ran its handler: completion with its queued writes, release,
+ * `UNKNOWN` after an effect, and the answers for a lost lease or a refused commit.
+ */
+export class Settler {
+  constructor(private readonly settings: EngineSettings) {}
+
+  /**
+   * Settles an attempt that ran its handler. `store` false (an error, 5xx, 408, 429)
+   * releases the record, or marks it `UNKNOWN` when an effect had begun.
+   */
+  async settle(scope: AttemptScope, outcome: { store: boolean; response: unknown }, trace: AttemptTrace): Promise<Settlement> {
+    const { journal } = this.settings;
+    if (!outcome.store) {
+      await this.abandon(scope, trace);
+      return { kind: 'not-stored', response: outcome.response };
+    }
+    const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
+    let stored = outcome.response;
+    try {
+      trace.journalCalls++;
+      try {
+        await journal.complete(scope.pk, scope.leaseToken, outcome.response, this.settings.ttlSeconds, writes);
+      } catch (error) {
+        if (!(error instanceof ResponseTooLargeError)) throw error;
+        trace.journalCalls++;
+        stored = unstorableMarker(error);
+        await journal.complete(scope.pk, scope.leaseToken, stored, this.settings.ttlSeconds, writes);
+      }
+    } catch (error) {
+      return this.completionFailed(scope, outcome.response, error, trace);
+    }
+    for (let i = 0; i < scope.outbox.length; i++) trace.metrics.push(MetricName.outboxPublished);
+    this.settings.localCache?.remember({
+      pk: scope.pk,
+      fingerprint: scope.fingerprint,
+      response: { value: stored },
+      expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + this.settings.ttlSeconds,
+    });
+    return { kind: 'stored', response: outcome.response };
+  }
+
+  /** Releases or marks `UNKNOWN` after a failure; a lost lease leaves the record to its new owner. */
+  async abandon(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
+    try {
+      trace.journalCalls++;
+      if (scope.effectStarted) {
+        await this.settings.journal.markUnknown(scope.pk, scope.leaseToken);
+        trace.status = 'unknown';
+        trace.metrics.push(MetricName.unknownAfterEffect);
+      } else {
+        await this.settings.journal.release(scope.pk, scope.leaseToken);
+        trace.status = 'released';
+        trace.metrics.push(MetricName.released);
+      }
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        trace.status = 'lease_lost';
+        return;
+      }
+      // The lease resolves it like a crash would: the error that made us abandon matters more.
+      trace.status = 'journal_unavailable';
+      trace.metrics.push(MetricName.journalError);
+    }
+  }
+
+  private async completionFailed(scope: AttemptScope, response: unknown, error: unknown, trace: AttemptTrace): Promise<Settlement> {
+    if (error instanceof LeaseLostError) return this.afterLeaseLost(scope, error, trace);
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
+      trace.metrics.push(MetricName.commitConflict);
+      await this.releaseAfterConflict(scope, trace);
+      trace.status = 'conflict';
+      throw error;
+    }
+    if (!(error instanceof JournalUnavailableError)) {
+      // Not a storage failure (a staged item the journal cannot apply, say): the caller's bug surfaces as is.
+      await this.abandon(scope, trace);
+      throw error;
+    }
+    trace.metrics.push(MetricName.journalError);
+    if (scope.hasWrites) {
+      // Nothing committed: the caller must retry, and the lease will let that retry in.
+      trace.status = 'journal_unavailable';
+      throw error;
+    }
+    trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
+    return { kind: 'not-stored', response };
+  }
+
+  /**
+   * The answer for an attempt whose lease was taken over: the stored outcome, never its own.
+   * Throws `InProgressError` (or `NeedsReviewError`) while the new owner has not finished.
+   */
+  async afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
+    trace.status = 'lease_lost';
+    const stored = error.existing;
+    if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
+    trace.journalCalls++;
+    const current = await this.settings.journal.get(scope.pk).catch(() => undefined);
+    if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
+    throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
+  }
+
+  private async releaseAfterConflict(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
+    const { journal } = this.settings;
+    try {
+      trace.journalCalls++;
+      if (scope.effectStarted) await journal.markUnknown(scope.pk, scope.leaseToken);
+      else await journal.release(scope.pk, scope.leaseToken);
+    } catch {
+      trace.metrics.push(MetricName.journalError);
+    }
+  }
+}
