@@ -70,6 +70,8 @@ export class UniqueConflictError extends IdempotencyError {
   constructor(
     readonly claimName: string,
     readonly claimValue: string,
+    /** The claim item already held (its `claimedBy` names the record that holds it). */
+    readonly existing?: Readonly<Record<string, unknown>>,
   ) {
     super('uniqueness-conflict', `The unique value for '${claimName}' is already claimed`);
   }

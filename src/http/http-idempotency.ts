@@ -112,7 +112,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     try {
       view = viewHttpEvent(request.event);
     } catch (error) {
-      return answerOrThrow(error, 'v2');
+      return finish({ requestId: request.context?.awsRequestId, operation: 'unknown' }, trace, startedAtEpochMs, answerOrThrow(error, 'v2'));
     }
     const operation = typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
     const tenant = options.tenant ? options.tenant(request.event) : defaultTenant(view);

@@ -38,7 +38,8 @@ export function classifyCancellation(error: unknown, layout: { uniqueClaims: rea
   const claimIndex = layout.uniqueClaims.findIndex((_, i) => failed(1 + i));
   if (claimIndex >= 0) {
     const claim = layout.uniqueClaims[claimIndex];
-    return new UniqueConflictError(claim.name, claim.value);
+    const held = reasons[1 + claimIndex]?.Item;
+    return new UniqueConflictError(claim.name, claim.value, held ? unmarshall(held as never) : undefined);
   }
   const stagedIndex = reasons.findIndex((_, i) => i >= layout.stagedOffset && failed(i));
   if (stagedIndex >= 0) return new WriteConflictError(stagedIndex - layout.stagedOffset, { cause: error });

@@ -256,7 +256,9 @@ export class DynamoDBJournal implements Journal {
   }
 
   private putIfAbsent(item: Record<string, unknown>): TransactItem {
-    return { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } } };
+    const put = { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
+    // The item already there comes back with the cancellation, so a conflict can say who holds it.
+    return { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] };
   }
 
   private async fenced(

@@ -152,7 +152,7 @@ export class MemoryJournal implements Journal {
     const journalTable = this.table(MEMORY_JOURNAL_TABLE);
     const claims = writes.uniqueClaims.map((claim) => ({ claim, item: uniqueItem(claim, pk, now) }));
     const taken = claims.find(({ item }) => journalTable.has(this.keyOf(MEMORY_JOURNAL_TABLE, item)));
-    if (taken) throw new UniqueConflictError(taken.claim.name, taken.claim.value);
+    if (taken) throw new UniqueConflictError(taken.claim.name, taken.claim.value, journalTable.get(this.keyOf(MEMORY_JOURNAL_TABLE, taken.item)));
     const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
     for (const { item } of claims) journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
     for (const event of writes.outbox) {

@@ -157,6 +157,7 @@ describe.each([
     const staged = [{ Put: { TableName: s.domainTable, Item: { pk: 'row-b' } } }];
     const error = await s.journal.complete('req#t#op#claim-b', b.record.leaseToken, 'b', 60, { ...noWrites, staged, uniqueClaims: [{ name: 'refund', value: 'pay_1' }] }).catch((e) => e);
     expect(error).toBeInstanceOf(UniqueConflictError);
+    expect(error.existing).toMatchObject({ claimedBy: 'req#t#op#claim-a' });
     expect((await s.journal.get('req#t#op#claim-b'))?.status).toBe(RecordStatus.inProgress);
     expect(await s.readItem('domain', 'row-b')).toBeUndefined();
   });
