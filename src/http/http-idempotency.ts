@@ -56,6 +56,7 @@ const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'tenant', 'required', 
 const STATE = 'idemkit';
 
 interface AttemptState {
+  readonly flavor: EventFlavor;
   readonly scope: AttemptScope;
   readonly trace: AttemptTrace;
   readonly identity: AttemptIdentity;
@@ -139,7 +140,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       );
       if (admission.kind === 'replay') return finish(full, trace, startedAtEpochMs, replayResponse(admission.response as HttpResponse));
       bindScope(request.context, admission.scope);
-      (request.internal as Record<string, unknown>)[STATE] = { scope: admission.scope, trace, identity: full, startedAtEpochMs } satisfies AttemptState;
+      (request.internal as Record<string, unknown>)[STATE] = { flavor: view.flavor, scope: admission.scope, trace, identity: full, startedAtEpochMs } satisfies AttemptState;
       return undefined;
     } catch (error) {
       return finish(keyed, trace, startedAtEpochMs, answerOrThrow(error, view.flavor));
@@ -149,7 +150,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const idempotencyAfter = async (request: Request): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
-    const { scope, trace, identity, startedAtEpochMs } = state;
+    const { flavor, scope, trace, identity, startedAtEpochMs } = state;
     const response = normalizeResponse(request.response);
     const store = isStorableStatus(response.statusCode);
     try {
@@ -157,7 +158,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       trace.downstreamReference = firstEvidence(scope);
       request.response = settlement.kind === 'superseded' ? replayResponse(settlement.response as HttpResponse) : response;
     } catch (error) {
-      request.response = answerOrThrow(error, flavorOf(request.event));
+      request.response = answerOrThrow(error, flavor);
     }
     finish(identity, trace, startedAtEpochMs, request.response as HttpResponse);
   };
@@ -165,20 +166,20 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const idempotencyOnError = async (request: Request): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
-    const { scope, trace, identity, startedAtEpochMs } = state;
+    const { flavor, scope, trace, identity, startedAtEpochMs } = state;
     if (request.error instanceof LeaseLostError && request.response === undefined) {
       // The handler's own write was refused: another attempt owns the record, so its outcome answers.
       try {
         request.response = replayResponse((await engine.afterLeaseLost(scope, request.error, trace)).response as HttpResponse);
       } catch (error) {
-        request.response = answerOrThrow(error, flavorOf(request.event));
+        request.response = answerOrThrow(error, flavor);
       }
     } else {
       await engine.abandon(scope, trace);
       // The journal failing under this attempt's own calls (beginEffect, heartbeat) is a 503, not a crash. Other guard
       // errors from inside the handler (a nested guard's mismatch, say) are not this request's answer.
       if (request.response === undefined && request.error instanceof JournalUnavailableError) {
-        request.response = answerFor(request.error, flavorOf(request.event), answers);
+        request.response = answerFor(request.error, flavor, answers);
       }
     }
     trace.downstreamReference = firstEvidence(scope);
@@ -197,14 +198,6 @@ function takeState(request: Request): AttemptState | undefined {
   delete internal[STATE];
   unbindScope(request.context);
   return state;
-}
-
-function flavorOf(event: unknown): EventFlavor {
-  try {
-    return viewHttpEvent(event).flavor;
-  } catch {
-    return 'v2';
-  }
 }
 
 function firstEvidence(scope: AttemptScope): string | undefined {

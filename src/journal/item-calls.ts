@@ -74,16 +74,7 @@ export class ItemCalls {
 
   /** Writes every item, resending what DynamoDB leaves unprocessed (25 items per call). */
   async putAll(items: readonly PlainItem[]): Promise<void> {
-    for (let start = 0; start < items.length; start += 25) {
-      let pending: BatchWriteItemCommand['input']['RequestItems'] | undefined = {
-        [this.tableName]: items.slice(start, start + 25).map((item) => ({ PutRequest: { Item: toMap(item) } })),
-      };
-      for (let attempt = 0; pending && (pending[this.tableName]?.length ?? 0) > 0; attempt++) {
-        if (attempt > 0) await backOff(attempt);
-        const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: pending }));
-        pending = out.UnprocessedItems;
-      }
-    }
+    await putAllInBatches(this.client, this.tableName, items.map(toMap));
   }
 
   /** Strongly consistent reads of every key, resending what DynamoDB leaves unprocessed. */
@@ -105,7 +96,25 @@ export class ItemCalls {
   }
 }
 
+const BATCH_WRITE_MAX_ITEMS = 25;
 const MAX_UNPROCESSED_ROUNDS = 8;
+
+/**
+ * Puts marshalled items with `BatchWriteItem`, 25 per call, resending what DynamoDB leaves
+ * unprocessed after a jittered wait; throws when items stay unprocessed.
+ */
+export async function putAllInBatches(client: Sender, tableName: string, items: readonly AttributeMap[]): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH_WRITE_MAX_ITEMS) {
+    let pending: BatchWriteItemCommand['input']['RequestItems'] | undefined = {
+      [tableName]: items.slice(start, start + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } })),
+    };
+    for (let attempt = 0; pending && (pending[tableName]?.length ?? 0) > 0; attempt++) {
+      if (attempt > 0) await backOff(attempt);
+      const out: BatchWriteItemCommandOutput = await client.send(new BatchWriteItemCommand({ RequestItems: pending }));
+      pending = out.UnprocessedItems;
+    }
+  }
+}
 
 /** Waits before resending unprocessed batch items (DynamoDB's advice under throttling); gives up after a few rounds. */
 async function backOff(attempt: number): Promise<void> {

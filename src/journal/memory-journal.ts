@@ -1,5 +1,5 @@
 import { LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
-import { decodeInline, encodeResponse } from './response-codec.js';
+import { decodeInline, responseJson } from './response-codec.js';
 import { expiryFromNow, isClaimable, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
 import { RecordStatus } from './schema.js';
@@ -206,8 +206,7 @@ export class MemoryJournal implements Journal {
 
 /** What DynamoDB would give back: the JSON round trip (dates become strings) within the same size limit. */
 function storedCopy(response: unknown): { value: unknown } {
-  const encoded = encodeResponse(response);
-  return encoded.encoding === 'json' ? decodeInline('json', encoded.text) : (JSON.parse(JSON.stringify({ value: response })) as { value: unknown });
+  return decodeInline('json', responseJson(response));
 }
 
 function copy(record: MutableRecord): JournalRecord {

@@ -21,10 +21,8 @@ export type EncodedResponse =
  * it above {@link COMPRESS_ABOVE_BYTES} and splits it when it cannot fit in one item.
  */
 export function encodeResponse(value: unknown): EncodedResponse {
-  const text = JSON.stringify({ value });
-  const jsonBytes = Buffer.byteLength(text, 'utf8');
-  if (jsonBytes > MAX_RESPONSE_JSON_BYTES) throw new ResponseTooLargeError(jsonBytes);
-  if (jsonBytes <= COMPRESS_ABOVE_BYTES) return { encoding: 'json', text };
+  const text = responseJson(value);
+  if (Buffer.byteLength(text, 'utf8') <= COMPRESS_ABOVE_BYTES) return { encoding: 'json', text };
   const bytes = gzipSync(text);
   if (bytes.byteLength <= INLINE_MAX_BYTES) return { encoding: 'gzip', bytes };
   const chunks: Uint8Array[] = [];
@@ -32,6 +30,18 @@ export function encodeResponse(value: unknown): EncodedResponse {
     chunks.push(bytes.subarray(offset, offset + CHUNK_BYTES));
   }
   return { encoding: 'chunked', chunks };
+}
+
+/**
+ * The stored JSON of a response, `{"value": ...}`, within {@link MAX_RESPONSE_JSON_BYTES}.
+ *
+ * @throws ResponseTooLargeError above the limit
+ */
+export function responseJson(value: unknown): string {
+  const text = JSON.stringify({ value });
+  const jsonBytes = Buffer.byteLength(text, 'utf8');
+  if (jsonBytes > MAX_RESPONSE_JSON_BYTES) throw new ResponseTooLargeError(jsonBytes);
+  return text;
 }
 
 /** Reverses {@link encodeResponse} for inline encodings. */

@@ -1,10 +1,9 @@
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { putAllInBatches } from '../journal/item-calls.js';
 import { OUTBOX_RETENTION_SECONDS } from '../journal/items.js';
 
 const TABLE_IN_STREAM_ARN = /:table\/([^/]+)\/stream\//;
-const BATCH_WRITE_MAX_ITEMS = 25;
-const MAX_UNPROCESSED_ROUNDS = 8;
 
 /**
  * Starts the TTL of outbox items once they were sent: each item is written back (it is
@@ -22,9 +21,7 @@ export class DispatchedMarker {
   /** Marks the items of these `INSERT` records dispatched. Throws when DynamoDB refuses. */
   async mark(records: readonly DynamoDBRecord[]): Promise<void> {
     if (records.length === 0) return;
-    // Loaded on first use, like the queue and bus clients.
-    const sdk = await import('@aws-sdk/client-dynamodb');
-    this.client ??= new sdk.DynamoDBClient({});
+    this.client ??= new DynamoDBClient({});
     const now = this.clock();
     const byTable = new Map<string, Record<string, AttributeValue>[]>();
     for (const record of records) {
@@ -34,18 +31,6 @@ export class DispatchedMarker {
       const item = { ...image, dispatchedAt: { N: String(now) }, expiresAt: { N: String(Math.floor(now / 1000) + this.retentionSeconds) } };
       byTable.set(table, [...(byTable.get(table) ?? []), item]);
     }
-    for (const [table, items] of byTable) {
-      for (let start = 0; start < items.length; start += BATCH_WRITE_MAX_ITEMS) {
-        let pending: Record<string, { PutRequest: { Item: Record<string, AttributeValue> } }[]> | undefined = {
-          [table]: items.slice(start, start + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } })),
-        };
-        for (let round = 0; pending && (pending[table]?.length ?? 0) > 0; round++) {
-          if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left outbox items unprocessed after ${MAX_UNPROCESSED_ROUNDS} rounds`);
-          if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** round)));
-          const out = await this.client.send(new sdk.BatchWriteItemCommand({ RequestItems: pending }));
-          pending = out.UnprocessedItems as typeof pending;
-        }
-      }
-    }
+    for (const [table, items] of byTable) await putAllInBatches(this.client, table, items);
   }
 }
