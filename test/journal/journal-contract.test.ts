@@ -84,6 +84,14 @@ describe.each([
     expect(await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 })).toMatchObject({ reserved: true, replacedExpired: true });
   });
 
+  it('keeps a record whose lease a heartbeat extended past its expiresAt', async () => {
+    const first = await s.journal.reserve({ pk: 'req#t#op#heartbeat-past-ttl', fingerprint: 'fp-1', leaseMs: 1_000, ttlSeconds: 60 });
+    s.clock.now += 59_000;
+    await s.journal.heartbeat('req#t#op#heartbeat-past-ttl', first.record.leaseToken, 10_000);
+    s.clock.now += 6_000;
+    expect((await s.journal.reserve({ pk: 'req#t#op#heartbeat-past-ttl', fingerprint: 'fp-1', leaseMs: 1_000, ttlSeconds: 60 })).reserved).toBe(false);
+  });
+
   it('replays a completed response, including an undefined one', async () => {
     const first = await reserve('req#t#op#undef');
     await s.journal.complete('req#t#op#undef', first.record.leaseToken, undefined, 60);
