@@ -5,8 +5,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE } from '../src/telemetry/metric-names.js';
-import { HandlerEnv } from '../src/handlers/service-config.js';
-import type { IdempotencyJournalTable } from './journal-table.js';
+import { IdemkitEnvironment } from '../src/environment.js';
+import type { IIdempotencyJournal } from './journal-table.js';
 
 /**
  * ESM bundles cannot `require()` Node built-ins that CommonJS dependencies still ask for;
@@ -24,10 +24,11 @@ export interface IdemkitFunctionProps {
    */
   readonly handler?: string;
   /**
-   * Journal the handler guards itself with: sets `IDEMKIT_TABLE_NAME` and grants journal access.
+   * Journal the handler guards itself with: sets `IDEMKIT_TABLE_NAME` (which `new DynamoDBJournal()`
+   * reads) and grants journal access.
    * @default - no journal wiring
    */
-  readonly journal?: IdempotencyJournalTable;
+  readonly journal?: IIdempotencyJournal;
   /**
    * `POWERTOOLS_SERVICE_NAME` of the function's logs and metrics.
    * @default 'idemkit'
@@ -81,7 +82,8 @@ export interface IdemkitFunctionProps {
  * role that may write only to that log group until grants are added.
  *
  * @example
- * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/handlers/create-payment.ts', journal });
+ * // src/create-payment.ts guards itself with `new DynamoDBJournal()`: the table named by IDEMKIT_TABLE_NAME
+ * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal });
  */
 export class IdemkitFunction extends Construct {
   /** The Lambda function. */
@@ -118,7 +120,7 @@ export class IdemkitFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'idemkit',
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
-        ...(props.journal ? { [HandlerEnv.journalTable]: props.journal.tableName } : {}),
+        ...(props.journal ? { [IdemkitEnvironment.tableName]: props.journal.tableName } : {}),
         ...props.environment,
       },
       bundling: {

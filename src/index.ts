@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 export * from './errors/index.js';
+export { IdemkitEnvironment, type IdemkitEnvironmentName } from './environment.js';
 export {
   DynamoDBJournal,
   MemoryJournal,

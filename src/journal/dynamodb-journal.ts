@@ -11,11 +11,15 @@ import { recordFromItem, type JournalItem } from './record-item.js';
 import { encodeResponse } from './response-codec.js';
 import { completionUpdate } from './completion-update.js';
 import { RecordKind, RecordPrefix, RecordStatus } from './schema.js';
+import { IdemkitEnvironment } from '../environment.js';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
-  /** Name of the journal table (partition key `pk`, TTL on `expiresAt`). */
-  readonly tableName: string;
+  /**
+   * Name of the journal table (partition key `pk`, TTL on `expiresAt`).
+   * @default process.env.IDEMKIT_TABLE_NAME (set by the CDK constructs that take a journal)
+   */
+  readonly tableName?: string;
   /**
    * A `DynamoDBClient` or `DynamoDBDocumentClient`.
    * @default a new DynamoDBClient from the environment
@@ -34,7 +38,8 @@ export interface DynamoDBJournalOptions {
  * the existing item on conflict; every later write is fenced on the caller's lease token.
  *
  * @example
- * const journal = new DynamoDBJournal({ tableName: process.env.IDEMKIT_TABLE_NAME! });
+ * const journal = new DynamoDBJournal(); // the table named by IDEMKIT_TABLE_NAME
+ * const other = new DynamoDBJournal({ tableName: 'payments-journal' });
  */
 export class DynamoDBJournal implements Journal {
   readonly tableName: string;
@@ -42,14 +47,15 @@ export class DynamoDBJournal implements Journal {
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
 
-  constructor(options: DynamoDBJournalOptions) {
-    if (!options || typeof options.tableName !== 'string' || options.tableName.length < 3) {
-      throw new TypeError('DynamoDBJournal needs a tableName of at least 3 characters');
+  constructor(options: DynamoDBJournalOptions = {}) {
+    const tableName = options?.tableName ?? process.env[IdemkitEnvironment.tableName];
+    if (typeof tableName !== 'string' || tableName.length < 3) {
+      throw new TypeError(`DynamoDBJournal needs a tableName of at least 3 characters (option 'tableName' or ${IdemkitEnvironment.tableName})`);
     }
-    this.tableName = options.tableName;
-    this.clock = options.clock ?? Date.now;
+    this.tableName = tableName;
+    this.clock = options?.clock ?? Date.now;
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.calls = new ItemCalls(options.client ?? new DynamoDBClient({}), this.tableName);
+    this.calls = new ItemCalls(options?.client ?? new DynamoDBClient({}), this.tableName);
     this.chunks = new ResponseChunks(this.calls);
   }
 

@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
 import { checkFunction, checkNumber, GUARD_OPTION_NAMES, rejectUnknownOptions, resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
+import { IdemkitEnvironment } from '../environment.js';
 import { InvalidOptionsError } from '../errors/index.js';
 import type { LogSink } from '../telemetry/index.js';
 
@@ -9,9 +10,10 @@ export interface SqsConsumerOptions extends GuardOptions {
   /**
    * Name of this consumer: the scope of its inbox records (`msg#<consumer>#<messageId>`) and
    * the `Consumer` metric dimension. Two consumers of one message keep separate records.
+   * @default process.env.IDEMKIT_CONSUMER (set by the `GuardedQueueConsumer` construct)
    * @example 'order-events'
    */
-  readonly consumer: string;
+  readonly consumer?: string;
   /**
    * The id that makes two deliveries one message. Use an id the producer carried (see
    * `fromMessageAttribute`, `fromBodyField`) when the same logical message can be sent
@@ -52,8 +54,9 @@ const FACTORY = 'sqsConsumer';
 export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSettings {
   rejectUnknownOptions(FACTORY, options, OPTION_NAMES);
   const engineSettings = resolveGuardOptions(FACTORY, options);
-  if (typeof options.consumer !== 'string' || options.consumer.length === 0) {
-    throw new InvalidOptionsError(`${FACTORY}: 'consumer' must be a non-empty string`);
+  const consumer = options.consumer ?? process.env[IdemkitEnvironment.consumer];
+  if (typeof consumer !== 'string' || consumer.length === 0) {
+    throw new InvalidOptionsError(`${FACTORY}: 'consumer' must be a non-empty string (option 'consumer' or ${IdemkitEnvironment.consumer})`);
   }
   checkFunction(FACTORY, 'messageId', options.messageId);
   checkFunction(FACTORY, 'fingerprint', options.fingerprint);
@@ -63,7 +66,7 @@ export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSet
   }
   return {
     engineSettings,
-    consumer: options.consumer,
+    consumer,
     messageId: options.messageId ?? sqsMessageId,
     fingerprint: options.fingerprint,
     concurrency: options.concurrency ?? 1,
