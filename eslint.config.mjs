@@ -12,4 +12,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
+  {
+    // A consumer project's code, as a user writes it: CommonJS `require` and Jest's globals.
+    files: ['scripts/consumer-check/fixtures/**'],
+    languageOptions: { globals: { require: 'readonly', Response: 'readonly', test: 'readonly', expect: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -7,7 +7,7 @@
 // Dependencies that only ship ES modules cannot be `require`d by every CommonJS loader (Jest's
 // default mode cannot), so the CommonJS build inlines them; everything else stays external.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,9 +63,25 @@ writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' },
 for (const declaration of filesUnder(esm).filter((file) => file.endsWith('.d.ts'))) {
   const target = join(cjs, relative(esm, declaration));
   mkdirSync(dirname(target), { recursive: true });
-  copyFileSync(declaration, target);
+  writeFileSync(target, asCommonJsDeclaration(readFileSync(declaration, 'utf8'), dirname(declaration)));
 }
 console.log(`built dist/esm and dist/cjs from ${sources.length} modules${inlined.size ? `; inlined in CommonJS: ${[...inlined].join(', ')}` : ''}`);
+
+/**
+ * A declaration file as CommonJS code sees it: an import of an ES-module-only package (Middy)
+ * needs `resolution-mode: import`, or TypeScript refuses it from a CommonJS file (TS1541).
+ */
+function asCommonJsDeclaration(text, fromDir) {
+  const esmOnly = (specifier) =>
+    !specifier.startsWith('.') && !specifier.startsWith('node:') && installedManifest(packageNameOf(specifier), fromDir) !== undefined && !isRequirable(specifier, fromDir);
+  return text
+    .replace(/^(import|export)(?: type)? (.+?) from (['"])([^'"]+)\3;$/gm, (line, keyword, clause, quote, specifier) =>
+      esmOnly(specifier) ? `${keyword} type ${clause.replace(/\btype /g, '')} from ${quote}${specifier}${quote} with { 'resolution-mode': 'import' };` : line,
+    )
+    .replace(/import\((['"])([^'"]+)\1\)/g, (call, quote, specifier) =>
+      esmOnly(specifier) ? `import(${quote}${specifier}${quote}, { with: { 'resolution-mode': 'import' } })` : call,
+    );
+}
 
 /** The TypeScript files tsconfig.build.json compiles (its `include` folders minus `exclude`). */
 function sourceFilesOf(config) {
@@ -107,6 +123,17 @@ function packageManifestOf(folder) {
       return JSON.parse(readFileSync(join(current, 'package.json'), 'utf8'));
     } catch {
       if (dirname(current) === current) return {};
+    }
+  }
+}
+
+/** The package.json of an installed package (not a types-only `@types/` stand-in), or undefined. */
+function installedManifest(name, fromDir) {
+  for (let current = fromDir; ; current = dirname(current)) {
+    try {
+      return JSON.parse(readFileSync(join(current, 'node_modules', name, 'package.json'), 'utf8'));
+    } catch {
+      if (dirname(current) === current) return undefined;
     }
   }
 }
