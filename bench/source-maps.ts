@@ -9,10 +9,11 @@ import { median } from './harness/stats.js';
 
 /**
  * What `NODE_OPTIONS=--enable-source-maps` costs a cold start: the guarded payments handler
- * bundled as `IdemkitFunction` bundles it (ESM, minified, AWS SDK inside, external source map),
- * loaded in fresh Node processes with and without the flag, in alternating order. Reports the
- * median of the import, of the whole process, and of the first stack trace that crosses the
- * bundle (the moment Node maps frames back to sources).
+ * bundled as `IdemkitFunction` bundles it (ESM, AWS SDK inside) three ways — minified with an
+ * external source map and the flag (the former default), the same without the flag, and
+ * unminified without a map (readable stack traces, no map to parse) — each loaded in fresh Node
+ * processes in alternating order. Reports the median of the import, of the first stack trace
+ * that crosses the bundle (when Node maps frames back to sources) and of the whole process.
  *
  * @example npx tsx bench/source-maps.ts --rounds 30
  */
@@ -22,7 +23,11 @@ const rounds = roundsFlag > 0 ? Number(process.argv[roundsFlag + 1]) : 30;
 const outDir = join(root, 'node_modules', '.cache', `idemkit-source-maps-${process.pid}`);
 const REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
-const VARIANTS = { off: [] as string[], on: ['--enable-source-maps'] } as const;
+const VARIANTS = {
+  'minified + map, --enable-source-maps': { minify: true, flags: ['--enable-source-maps'] },
+  'minified + map, no flag': { minify: true, flags: [] },
+  'unminified, no map': { minify: false, flags: [] },
+} as const;
 type Variant = keyof typeof VARIANTS;
 
 interface Sample {
@@ -37,37 +42,46 @@ try {
   const entry = join(outDir, 'entry.ts');
   // A frame inside the bundle, so formatting the stack has something to map.
   await writeFile(entry, `export { handler } from '${join(root, 'bench/fixtures/idemkit-handler.ts')}';\nexport function fail(): never { throw new Error('mapped?'); }\n`);
-  const bundle = join(outDir, 'index.mjs');
-  await build({
-    entryPoints: [entry],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    banner: { js: REQUIRE_BANNER },
-    logLevel: 'silent',
-  });
-  const samples: Record<Variant, Sample[]> = { off: [], on: [] };
+  const bundles = {} as Record<Variant, string>;
+  for (const [variant, { minify }] of Object.entries(VARIANTS) as Array<[Variant, (typeof VARIANTS)[Variant]]>) {
+    bundles[variant] = join(outDir, minify ? 'minified' : 'unminified', 'index.mjs');
+    if (variant !== 'minified + map, no flag') await bundleHandler(entry, bundles[variant], minify);
+  }
+  const samples = Object.fromEntries(Object.keys(VARIANTS).map((variant) => [variant, [] as Sample[]])) as Record<Variant, Sample[]>;
   await alternate(Object.keys(VARIANTS) as Variant[], rounds, async (variant) => {
-    samples[variant].push(await coldStart(bundle, VARIANTS[variant]));
+    samples[variant].push(await coldStart(bundles[variant], VARIANTS[variant].flags));
   });
-  const bundleKiB = (await stat(bundle)).size / 1024;
-  const mapKiB = (await stat(`${bundle}.map`)).size / 1024;
-  const row = (name: string, pick: (sample: Sample) => number) => {
-    const [off, on] = [median(samples.off.map(pick)), median(samples.on.map(pick))];
-    return `| ${name} | ${off.toFixed(1)} ms | ${on.toFixed(1)} ms | ${(on / off).toFixed(2)}× (+${(on - off).toFixed(1)} ms) |`;
-  };
-  console.log(`bundle ${bundleKiB.toFixed(0)} KiB, map ${mapKiB.toFixed(0)} KiB, ${rounds} rounds per variant, Node ${process.version}\n`);
-  console.log('| median | without | with --enable-source-maps | ratio |\n|---|---|---|---|');
+  const kib = async (file: string) => `${((await stat(file)).size / 1024).toFixed(0)} KiB`;
+  const minified = bundles['minified + map, no flag'];
+  console.log(
+    `minified ${await kib(minified)} + map ${await kib(`${minified}.map`)}, unminified ${await kib(bundles['unminified, no map'])}; ` +
+      `${rounds} rounds per variant, Node ${process.version}\n`,
+  );
+  const variants = Object.keys(VARIANTS) as Variant[];
+  console.log(`| median | ${variants.join(' | ')} |\n|---|${variants.map(() => '---').join('|')}|`);
+  const row = (name: string, pick: (sample: Sample) => number) =>
+    `| ${name} | ${variants.map((variant) => `${median(samples[variant].map(pick)).toFixed(1)} ms`).join(' | ')} |`;
   console.log(row('import of the bundle', (sample) => sample.importMs));
   console.log(row('first stack trace through the bundle', (sample) => sample.stackMs));
   console.log(row('whole process (start, import, stack, exit)', (sample) => sample.processMs));
 } finally {
   await rm(outDir, { recursive: true, force: true });
+}
+
+async function bundleHandler(entry: string, outfile: string, minify: boolean): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    minify,
+    sourcemap: minify,
+    banner: { js: REQUIRE_BANNER },
+    logLevel: 'silent',
+  });
 }
 
 function coldStart(bundle: string, flags: readonly string[]): Promise<Sample> {

@@ -8,10 +8,10 @@ import { createJournalTable, localClient } from '../support/dynamodb.js';
 /** `dynamodb:<Action>` of every DynamoDB command sent while `body` runs (document client commands too). */
 async function actionsCalledBy(body: () => Promise<void>): Promise<Set<string>> {
   const called = new Set<string>();
-  const original = Client.prototype.send;
-  const spy = jest.spyOn(Client.prototype, 'send').mockImplementation(function record(this: Client<never, never, never, never>, command: object, ...rest: never[]) {
+  const original = Client.prototype.send as (...args: unknown[]) => unknown;
+  const spy = jest.spyOn(Client.prototype, 'send').mockImplementation(function record(this: unknown, command: object, ...rest: unknown[]) {
     called.add(`dynamodb:${command.constructor.name.replace(/Command$/, '')}`);
-    return original.call(this, command as never, ...rest);
+    return original.apply(this, [command, ...rest]);
   } as never);
   try {
     await body();
