@@ -13,6 +13,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS configuration files (dependency-cruiser's).
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     // A consumer project's code, as a user writes it: CommonJS `require` and Jest's globals.
     files: ['scripts/consumer-check/fixtures/**'],
     languageOptions: { globals: { require: 'readonly', Response: 'readonly', test: 'readonly', expect: 'readonly' } },

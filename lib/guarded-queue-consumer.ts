@@ -5,7 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { IdemkitEnvironment } from '../src/environment.js';
+import { IdemkitEnvironment } from '../src/core/environment.js';
 import { MetricName } from '../src/telemetry/metric-names.js';
 import { IdemkitFunction } from './idemkit-function.js';
 import { idempotencyMetric, type IdempotencyMetricOptions } from './idempotency-metric.js';

@@ -5,7 +5,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE } from '../src/telemetry/metric-names.js';
-import { IdemkitEnvironment } from '../src/environment.js';
+import { IdemkitEnvironment } from '../src/core/environment.js';
 import type { IIdempotencyJournal } from './journal-table.js';
 
 /**

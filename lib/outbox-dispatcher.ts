@@ -7,7 +7,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { IdemkitEnvironment } from '../src/environment.js';
+import { IdemkitEnvironment } from '../src/core/environment.js';
 import { PARTITION_KEY, RecordPrefix } from '../src/journal/schema.js';
 import { IdemkitFunction } from './idemkit-function.js';
 import type { IIdempotencyJournal } from './journal-table.js';

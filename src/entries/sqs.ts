@@ -9,8 +9,28 @@
  *
  * @packageDocumentation
  */
-export * from '../errors/index.js';
-export { IdemkitEnvironment, type IdemkitEnvironmentName } from '../environment.js';
+export {
+  IdempotencyError,
+  KeyMissingError,
+  KeyInvalidError,
+  PayloadMismatchError,
+  InProgressError,
+  NeedsReviewError,
+  LeaseLostError,
+  UniqueConflictError,
+  WriteConflictError,
+  JournalUnavailableError,
+  JournalError,
+  NotResolvableError,
+  RequestInvalidError,
+  InvalidOptionsError,
+  ResponseTooLargeError,
+  ERROR_CODES,
+  IdemkitEnvironment,
+  type ErrorCode,
+  type ConflictingRecord,
+  type IdemkitEnvironmentName,
+} from '../core/index.js';
 export {
   DynamoDBJournal,
   MemoryJournal,
@@ -22,5 +42,5 @@ export {
   type Evidence,
 } from '../journal/index.js';
 export { idempotencyOf, type IdempotencyScope, type RecoveryDecision, type GuardOptions } from '../engine/index.js';
-export { OUTBOX_EVENT_ID_ATTRIBUTE } from '../outbox/outbox-message.js';
+export { OUTBOX_EVENT_ID_ATTRIBUTE } from '../outbox/index.js';
 export * from '../sqs/index.js';

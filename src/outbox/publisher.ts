@@ -1,4 +1,4 @@
-import { IdempotencyError } from '../errors/index.js';
+import { IdempotencyError } from '../core/index.js';
 import { messageBytes, type OutboxMessage } from './outbox-message.js';
 
 /** Where the dispatcher sends events: one implementation per destination service. */

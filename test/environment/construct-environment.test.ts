@@ -3,8 +3,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { GuardedQueueConsumer, IdemkitFunction, IdempotencyJournalTable, OutboxDispatcher, secureQueue } from '../../lib/index.js';
-import { IdemkitEnvironment } from '../../src/environment.js';
-import { InvalidOptionsError } from '../../src/errors/index.js';
+import { IdemkitEnvironment, InvalidOptionsError } from '../../src/core/index.js';
 import { DynamoDBJournal, MemoryJournal, messagePk } from '../../src/journal/index.js';
 import { outboxDispatcher, OUTBOX_EVENT_ID_ATTRIBUTE } from '../../src/outbox/index.js';
 import { sqsConsumer } from '../../src/sqs/index.js';
@@ -92,7 +91,7 @@ describe('what the constructs set is what the runtime reads', () => {
 
   it('refuses an sqsConsumer with neither a consumer nor IDEMKIT_CONSUMER, naming both', async () => {
     await withEnvironment({ [IdemkitEnvironment.consumer]: undefined }, () => {
-      expect(() => sqsConsumer(async () => undefined, { journal: new MemoryJournal() })).toThrow(/'consumer' or IDEMKIT_CONSUMER/);
+      expect(() => sqsConsumer(async () => undefined, { journal: new MemoryJournal() })).toThrow(/option 'consumer' is required \(or set IDEMKIT_CONSUMER\)/);
     });
   });
 
