@@ -14,11 +14,11 @@ export interface SoakChartOptions {
 
 const STATUS_COLOURS: Record<StatusClass, string> = { '2xx': '#2ca02c', '409': '#ff7f0e', 'other 4xx': '#9467bd', '5xx': '#d62728', 'no answer': '#333333' };
 const WINDOW_COLOURS: Record<FaultWindow['kind'], string> = { 'dynamodb-throttle': '#fbe3e3', 'dynamodb-latency': '#fff4cc' };
-const MARGIN = { left: 210, right: 24 } as const;
-const ANSWERS = { top: 96, height: 240 } as const;
-const LATENCY = { top: 380, height: 110 } as const;
+const MARGIN = { left: 250, right: 44 } as const;
+const ANSWERS = { top: 112, height: 240 } as const;
+const LATENCY = { top: 396, height: 110 } as const;
 const LANE_PX = 16;
-const FAULTS_TOP = 530;
+const FAULTS_TOP = 546;
 
 /**
  * Renders the run over time as a standalone SVG document, one-second buckets: answers by
@@ -139,15 +139,20 @@ function legend(left: number, top: number): string[] {
     ['throttle window', WINDOW_COLOURS['dynamodb-throttle'], 'box'],
     ['latency window', WINDOW_COLOURS['dynamodb-latency'], 'box'],
   ];
-  let cursor = left;
-  return entries.flatMap(([label, colour, shape]) => {
-    const mark =
-      shape === 'box'
-        ? `<rect x="${cursor}" y="${top - 9}" width="12" height="12" fill="${colour}" stroke="#999999" stroke-width="0.5"/>`
-        : `<line x1="${cursor}" x2="${cursor + 14}" y1="${top - 3}" y2="${top - 3}" stroke="${colour}" stroke-width="2"${shape === 'dash' ? ' stroke-dasharray="4 3"' : ''}/>`;
-    const text = `<text x="${cursor + 18}" y="${top + 1}">${escapeXml(label)}</text>`;
-    cursor += 30 + label.length * 6.5;
-    return [mark, text];
+  // Answers on the first row, lines and windows on the second.
+  const rows = [entries.slice(0, STATUS_CLASSES.length), entries.slice(STATUS_CLASSES.length)];
+  return rows.flatMap((row, rowIndex) => {
+    let cursor = left;
+    const rowY = top + rowIndex * 18;
+    return row.flatMap(([label, colour, shape]) => {
+      const mark =
+        shape === 'box'
+          ? `<rect x="${cursor}" y="${rowY - 9}" width="12" height="12" fill="${colour}" stroke="#999999" stroke-width="0.5"/>`
+          : `<line x1="${cursor}" x2="${cursor + 14}" y1="${rowY - 3}" y2="${rowY - 3}" stroke="${colour}" stroke-width="2"${shape === 'dash' ? ' stroke-dasharray="4 3"' : ''}/>`;
+      const text = `<text x="${cursor + 18}" y="${rowY + 1}">${escapeXml(label)}</text>`;
+      cursor += 30 + label.length * 6.5;
+      return [mark, text];
+    });
   });
 }
 

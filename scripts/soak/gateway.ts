@@ -67,17 +67,18 @@ export class SoakGateway {
       if (!outcome.killedAt) planner.handBack(handed);
       return FUNCTION_ERROR;
     }
-    this.recordFired(outcome.fired);
+    this.recordFired(outcome.fired, nowMs);
     if (outcome.kind === 'result' && outcome.effectBegun && pk && isCommitConflict(outcome.result)) this.effectNotCommitted.set(pk, 'commit refused');
     planner.handBack(handed.filter((fault) => !(fault.kind.startsWith('response-dropped-') && outcome.fired.dropped)));
     return outcome.kind === 'result' ? outcome.result : FUNCTION_ERROR;
   }
 
-  private recordFired(fired: FiredFaults): void {
+  /** Stamped when the invocation started: the answer may come seconds after the fault. */
+  private recordFired(fired: FiredFaults, startedAtMs: number): void {
     const { record } = this.options;
-    record.fault('dynamodb-throttle', fired.throttled);
-    record.fault('dynamodb-latency', fired.delayed);
-    if (fired.dropped) record.fault(fired.dropped === 'reserve' ? 'response-dropped-after-reserve' : 'response-dropped-after-commit');
+    record.fault('dynamodb-throttle', fired.throttled, startedAtMs);
+    record.fault('dynamodb-latency', fired.delayed, startedAtMs);
+    if (fired.dropped) record.fault(fired.dropped === 'reserve' ? 'response-dropped-after-reserve' : 'response-dropped-after-commit', 1, startedAtMs);
   }
 }
 

@@ -126,6 +126,7 @@ export class SoakRelay {
     const messages = await receiveMessages(stack.sqsClient, stack.orderEvents.url, { max: this.options.batchSize, waitSeconds: 0 });
     if (messages.length === 0) return 0;
     const active = this.options.faultsActive();
+    const startedAtMs = record.now();
     const windows = active ? planner.windowsAt(record.now()) : { throttleShare: 0, latencyShare: 0, latencyMs: 0 };
     const fired = noFaultsFired();
     this.consumerFaults = { random: this.random, ...windows, fired };
@@ -134,8 +135,8 @@ export class SoakRelay {
       response = await this.consume({ Records: messages.map((message) => toSqsRecord(message, stack.orderEvents)) });
     } finally {
       this.consumerFaults = undefined;
-      record.fault('dynamodb-throttle', fired.throttled);
-      record.fault('dynamodb-latency', fired.delayed);
+      record.fault('dynamodb-throttle', fired.throttled, startedAtMs);
+      record.fault('dynamodb-latency', fired.delayed, startedAtMs);
     }
     const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
     const succeeded = messages.filter((message) => !failed.has(message.MessageId!));

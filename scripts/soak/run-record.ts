@@ -67,9 +67,9 @@ export class RunRecord {
 
   constructor(readonly now: () => number) {}
 
-  /** Records a fault injected now. */
-  fault(kind: FaultKind, count = 1): void {
-    if (count > 0) this.faults.push({ atMs: this.now(), kind, count });
+  /** Records a fault injected at `atMs` (default: now). */
+  fault(kind: FaultKind, count = 1, atMs = this.now()): void {
+    if (count > 0) this.faults.push({ atMs, kind, count });
   }
 
   exchange(exchange: Exchange): void {
