@@ -1,7 +1,8 @@
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runCli } from '../../src/cli/index.js';
 import { PaymentsEventType, ORDER_EVENTS_CONSUMER } from '../../src/handlers/service-config.js';
-import { messagePk, RecordPrefix, RecordStatus } from '../../src/journal/schema.js';
+import { decodeKeyPart, messagePk, RecordPrefix, RecordStatus } from '../../src/journal/schema.js';
+import { createHash } from 'node:crypto';
 import type { Exchange } from './run-record.js';
 
 /** The invariants the run is judged by, in report order. */
@@ -12,7 +13,7 @@ export const INVARIANTS = [
   'stock reserved once per order event',
   'no record IN_PROGRESS past its lease',
   'UNKNOWN only where an effect began and did not commit',
-  'every UNKNOWN listed by idemkit stuck',
+  'every record left behind listed by idemkit stuck',
   'every operation got a final answer',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
@@ -36,6 +37,11 @@ export interface InvariantInput {
   readonly initialStock: ReadonlyMap<string, number>;
   /** `req#…` keys of requests whose effect began and did not commit (killed after `beginEffect`, or the commit refused). */
   readonly effectNotCommitted: ReadonlyMap<string, string>;
+  /**
+   * `<operation or consumer> <idempotency_key_hash>` of attempts whose completion write failed
+   * after their handler ran, with nothing staged: the guard left the record to its lease.
+   */
+  readonly completionFailures: ReadonlySet<string>;
   /** Keys the clients never got a final answer for. */
   readonly unsettledKeys: readonly string[];
   /** Now, in epoch ms. */
@@ -49,6 +55,8 @@ export interface InvariantResult {
   readonly checked: ReadonlyMap<Invariant, number>;
   /** Records left `UNKNOWN`, by why their effect did not commit (all of them must be allowed and listed). */
   readonly unknownRecords: ReadonlyMap<string, number>;
+  /** Records `IN_PROGRESS` past their lease because their completion write failed with nothing staged (allowed, listed). */
+  readonly abandonedAfterCompletionFailure: readonly string[];
 }
 
 type Item = Record<string, unknown>;
@@ -62,10 +70,13 @@ type Item = Record<string, unknown>;
  * - stock: each `order.confirmed` outbox event was dispatched and consumed exactly once (its
  *   inbox record completed), and each SKU's stock is the seeded amount minus those events'
  *   quantities — a double reservation or a missed one shows in the sum;
- * - no request or message record `IN_PROGRESS` past its lease;
+ * - no request or message record `IN_PROGRESS` past its lease, except where the guard logged
+ *   that the completion write failed after the handler ran with nothing staged (DESIGN rule
+ *   5: the outcome is answered and the record left to its lease; a queue message so answered
+ *   is deleted, so no redelivery comes to take the lease over);
  * - `UNKNOWN` records only under keys whose effect began and did not commit (the request was
  *   killed after `beginEffect`, or its commit was refused after it), each listed by the
- *   operator CLI's `idemkit stuck`;
+ *   operator CLI's `idemkit stuck`, as is every record left `IN_PROGRESS` for the reason above;
  * - every key the clients sent got a final answer (after the owners' later retries).
  *
  * @example const { violations } = await checkInvariants(input); // [] when the run held
@@ -80,10 +91,10 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   checkPayments(input, payments, fail, count);
   checkRefunds(input, payments, fail, count);
   checkStock(input, journal, stock, payments, fail, count);
-  const unknownRecords = await checkRecords(input, journal, fail, count);
+  const { unknownRecords, abandonedAfterCompletionFailure } = await checkRecords(input, journal, fail, count);
   count('every operation got a final answer', new Set(input.exchanges.map((exchange) => exchange.key).filter(Boolean)).size);
   for (const key of input.unsettledKeys) fail('every operation got a final answer', `key ${key} never got a final answer`);
-  return { violations, checked, unknownRecords };
+  return { violations, checked, unknownRecords, abandonedAfterCompletionFailure };
 }
 
 type Fail = (invariant: Invariant, detail: string) => void;
@@ -159,18 +170,25 @@ function checkStock(input: InvariantInput, journal: readonly Item[], stock: read
   }
 }
 
-/** Leases, `UNKNOWN` records and `idemkit stuck`; returns the `UNKNOWN` records by cause. */
-async function checkRecords(input: InvariantInput, journal: readonly Item[], fail: Fail, count: Count): Promise<Map<string, number>> {
+/** Leases, `UNKNOWN` records and `idemkit stuck`; returns the records left so for a known reason. */
+async function checkRecords(
+  input: InvariantInput,
+  journal: readonly Item[],
+  fail: Fail,
+  count: Count,
+): Promise<{ unknownRecords: Map<string, number>; abandonedAfterCompletionFailure: string[] }> {
   const guarded = journal.filter((item) => String(item.pk).startsWith(RecordPrefix.request) || String(item.pk).startsWith(RecordPrefix.message));
   count('no record IN_PROGRESS past its lease', guarded.length);
+  const abandonedAfterCompletionFailure: string[] = [];
   for (const item of guarded) {
-    if (item.status === RecordStatus.inProgress && Number(item.leaseUntil) < input.nowEpochMs) {
-      fail('no record IN_PROGRESS past its lease', `${String(item.pk)}: lease ended ${input.nowEpochMs - Number(item.leaseUntil)} ms ago`);
-    }
+    if (item.status !== RecordStatus.inProgress || Number(item.leaseUntil) >= input.nowEpochMs) continue;
+    const pk = String(item.pk);
+    if (input.completionFailures.has(attemptOf(pk))) abandonedAfterCompletionFailure.push(pk);
+    else fail('no record IN_PROGRESS past its lease', `${pk}: lease ended ${input.nowEpochMs - Number(item.leaseUntil)} ms ago`);
   }
   const unknown = guarded.filter((item) => item.status === RecordStatus.unknown).map((item) => String(item.pk));
   count('UNKNOWN only where an effect began and did not commit', unknown.length);
-  count('every UNKNOWN listed by idemkit stuck', unknown.length);
+  count('every record left behind listed by idemkit stuck', unknown.length);
   const byCause = new Map<string, number>();
   for (const pk of unknown) {
     const cause = input.effectNotCommitted.get(pk);
@@ -178,10 +196,11 @@ async function checkRecords(input: InvariantInput, journal: readonly Item[], fai
     else fail('UNKNOWN only where an effect began and did not commit', `${pk} is UNKNOWN, but no request under it was killed or refused after beginEffect`);
   }
   const listed = await stuckRecords(input);
-  for (const pk of unknown) {
-    if (!listed.has(pk)) fail('every UNKNOWN listed by idemkit stuck', `${pk} is UNKNOWN but idemkit stuck does not list it`);
+  count('every record left behind listed by idemkit stuck', abandonedAfterCompletionFailure.length);
+  for (const pk of [...unknown, ...abandonedAfterCompletionFailure]) {
+    if (!listed.has(pk)) fail('every record left behind listed by idemkit stuck', `${pk} is left behind but idemkit stuck does not list it`);
   }
-  return byCause;
+  return { unknownRecords: byCause, abandonedAfterCompletionFailure };
 }
 
 /** The keys `idemkit stuck --json` lists, run through the operator CLI itself. */
@@ -194,6 +213,13 @@ async function stuckRecords(input: InvariantInput): Promise<Set<string>> {
   });
   if (code !== 0) throw new Error(`idemkit stuck failed (${code}): ${err}`);
   return new Set((JSON.parse(out) as { pk: string }[]).map((record) => record.pk));
+}
+
+/** `<operation or consumer> <idempotency_key_hash>` of a request or message record, as the guard's log line names the attempt. */
+function attemptOf(pk: string): string {
+  const parts = pk.split('#');
+  const [scope, key] = pk.startsWith(RecordPrefix.request) ? [parts[2]!, parts[3]!] : [parts[1]!, parts[2]!];
+  return `${decodeKeyPart(scope)} ${sha256Hex(decodeKeyPart(key)).slice(0, 16)}`;
 }
 
 async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<Item[]> {
@@ -211,4 +237,8 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
   return groups;
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

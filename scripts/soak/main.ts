@@ -55,7 +55,7 @@ function parseArguments(argv: readonly string[]): CliOptions {
   const program = new Command('soak')
     .description('Run the example service under load and injected faults, then check its invariants')
     .option('--duration <seconds>', 'length of the load', positive('duration'), 120)
-    .option('--rate <per-second>', 'client actions started per second', positive('rate'), 12)
+    .option('--rate <per-second>', 'client actions started per second', positive('rate'), 6)
     .option('--seed <n>', 'seed of the traffic and the fault schedule', positive('seed'), 1)
     .option('--workers <n>', 'handler worker processes', positive('workers'), 3)
     .option('--out <dir>', 'where soak.md and soak.svg are written', 'docs')
@@ -121,6 +121,7 @@ async function run(options: CliOptions, shutdown: Shutdown, log: (line: string) 
     orderIdOfKey: new Map([...traffic.payments.values()].map((entry) => [entry.key, entry.orderId])),
     initialStock: new Map(SOAK_SKUS.map((sku) => [sku, INITIAL_STOCK])),
     effectNotCommitted: gateway.effectNotCommitted,
+    completionFailures: record.completionFailures,
     unsettledKeys: unsettled,
     nowEpochMs: Date.now(),
   });
@@ -145,7 +146,7 @@ async function run(options: CliOptions, shutdown: Shutdown, log: (line: string) 
 function writeOutputs(options: CliOptions, summary: ReturnType<typeof summarize>, record: RunRecord, windows: Parameters<typeof renderSoakChart>[1]['windows']): void {
   const outDir = resolve(options.out);
   mkdirSync(outDir, { recursive: true });
-  const defaults = options.durationSeconds === 120 && options.ratePerSecond === 12 && options.seed === 1 && options.workers === 3;
+  const defaults = options.durationSeconds === 120 && options.ratePerSecond === 6 && options.seed === 1 && options.workers === 3;
   const command = `npm run soak${defaults ? '' : ` -- --duration ${options.durationSeconds} --rate ${options.ratePerSecond} --seed ${options.seed} --workers ${options.workers}`}`;
   const chart = renderSoakChart(record, {
     title: `Soak: ${options.ratePerSecond} client actions/s for ${options.durationSeconds} s under injected faults — ${summary.violations.length} invariant violations`,

@@ -25,6 +25,8 @@ export interface SoakSummary {
   readonly violations: readonly Violation[];
   readonly checked: Record<Invariant, number>;
   readonly unknownRecords: Record<string, number>;
+  /** Records left `IN_PROGRESS` past their lease after a failed completion write with nothing staged. */
+  readonly abandonedAfterCompletionFailure: readonly string[];
   readonly guardStatuses: Record<string, number>;
   readonly drained: boolean;
 }
@@ -88,6 +90,7 @@ export function summarize(input: SummaryInput): SoakSummary {
     violations,
     checked: Object.fromEntries(INVARIANTS.map((invariant) => [invariant, input.invariants.checked.get(invariant) ?? 0])) as Record<Invariant, number>,
     unknownRecords: Object.fromEntries(input.invariants.unknownRecords),
+    abandonedAfterCompletionFailure: input.invariants.abandonedAfterCompletionFailure,
     guardStatuses: sortedRecord(Object.fromEntries(record.guardStatuses)),
     drained: input.drained,
   };
@@ -128,6 +131,7 @@ export function renderReport(summary: SoakSummary, context: { readonly command: 
     `| answers | ${STATUS_CLASSES.map((c) => `${c}: ${summary.answers[c]}`).join(', ')} |`,
     `| faults injected | ${FAULT_KINDS.map((kind) => summary.faults[kind]).reduce((a, b) => a + b, 0)} (by kind below); ${summary.workerRestarts} workers restarted after kills |`,
     `| records left UNKNOWN | ${unknownLine(summary.unknownRecords)} |`,
+    `| records left IN_PROGRESS past their lease | ${summary.abandonedAfterCompletionFailure.length === 0 ? '0' : `${summary.abandonedAfterCompletionFailure.length}, each after a completion write that failed with nothing staged (the guard answered and left the record to its lease; a queue message so answered is deleted, so no redelivery takes the lease over)`} |`,
     `| invariant violations | ${summary.violations.length} |`,
     '',
     '## Invariants',

@@ -62,8 +62,12 @@ export class RunRecord {
   readonly guardStatuses = new Map<string, number>();
   /** The guard's log lines themselves, for `--trace`. */
   readonly guardLines: object[] = [];
-  /** Log lines of the guard at level ERROR (journal errors), by message. */
-  readonly guardErrors = new Map<string, number>();
+  /**
+   * `<operation or consumer> <idempotency_key_hash>` of attempts whose handler ran but whose
+   * completion write failed without staged writes: the guard answered with the handler's
+   * outcome and left the record to its lease (DESIGN rule 5).
+   */
+  readonly completionFailures = new Set<string>();
 
   constructor(readonly now: () => number) {}
 
@@ -76,16 +80,17 @@ export class RunRecord {
     this.exchanges.push(exchange);
   }
 
-  /** Counts a log line of the guard (a JSON line with `idempotency_status`); other lines are ignored. */
+  /** Counts the guard's per-attempt log line (JSON with `operation` and `idempotency_status`); other lines are ignored. */
   guardLogLine(line: string): void {
     if (!line.startsWith('{')) return;
     try {
-      const entry = JSON.parse(line) as { idempotency_status?: string; operation?: string; level?: string; message?: string };
-      if (entry.idempotency_status === undefined) return;
+      const entry = JSON.parse(line) as { idempotency_status?: string; operation?: string; level?: string; message?: string; idempotency_key_hash?: string };
+      // The per-attempt line names its operation (or consumer); other lines repeat a status already counted.
+      if (entry.idempotency_status === undefined || entry.operation === undefined) return;
       this.guardLines.push(entry);
-      const name = `${entry.operation ?? '?'} ${entry.idempotency_status}`;
+      if (entry.message === COMPLETION_FAILED_MESSAGE) this.completionFailures.add(`${entry.operation} ${entry.idempotency_key_hash}`);
+      const name = `${entry.operation} ${entry.idempotency_status}`;
       this.guardStatuses.set(name, (this.guardStatuses.get(name) ?? 0) + 1);
-      if (entry.level === 'ERROR') this.guardErrors.set(entry.message ?? '?', (this.guardErrors.get(entry.message ?? '?') ?? 0) + 1);
     } catch {
       // Not a log line of the guard.
     }
@@ -98,6 +103,9 @@ export class RunRecord {
     return totals;
   }
 }
+
+/** The guard's log message when a completion write failed after the handler ran. */
+const COMPLETION_FAILED_MESSAGE = 'idempotency journal error';
 
 /** The `p`-th percentile (0–100) of `values`, nearest rank; NaN when empty. */
 export function percentile(values: readonly number[], p: number): number {

@@ -1,13 +1,14 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createHash } from 'node:crypto';
 import { toApiGatewayV2Event } from '../../scripts/local/api-gateway-event.js';
 import { checkInvariants, type Invariant } from '../../scripts/soak/invariants.js';
 import type { Exchange } from '../../scripts/soak/run-record.js';
 import { createPaymentHandler } from '../../src/handlers/factories/create-payment.js';
 import { createRefundHandler } from '../../src/handlers/factories/create-refund.js';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
-import { DynamoDBJournal, outboxDispatcher, requestPk } from '../../src/index.js';
+import { DynamoDBJournal, messagePk, outboxDispatcher, requestPk } from '../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { lambdaContext } from '../support/lambda.js';
 import { createQueue, EventSourceMapping, localSqsClient } from '../support/sqs.js';
@@ -65,6 +66,7 @@ async function consistentRun() {
     orderIdOfKey,
     initialStock: new Map([[SKU, INITIAL_STOCK]]),
     effectNotCommitted: new Map<string, string>(),
+    completionFailures: new Set<string>(),
     unsettledKeys: [] as string[],
     nowEpochMs: Date.now(),
   };
@@ -118,6 +120,18 @@ describe('the soak invariants, checked against DynamoDB Local', () => {
     const pk = requestPk('-', 'POST /payments', 'abandoned');
     await run.doc.send(new PutCommand({ TableName: run.tables.journal, Item: { pk, status: 'IN_PROGRESS', leaseUntil: Date.now() - 5_000, leaseToken: 't', fingerprint: 'f', attempt: 1 } }));
     expect(broken((await checkInvariants(run.input)).violations)).toEqual(['no record IN_PROGRESS past its lease']);
+  });
+
+  it('allow a record IN_PROGRESS past its lease only where the guard logged that its completion write failed', async () => {
+    const run = await consistentRun();
+    const pk = messagePk('order-events', 'event#1');
+    await run.doc.send(new PutCommand({ TableName: run.tables.journal, Item: { pk, status: 'IN_PROGRESS', leaseUntil: Date.now() - 5_000, leaseToken: 't', fingerprint: 'f', attempt: 1 } }));
+    const logged = `order-events ${createHash('sha256').update('event#1').digest('hex').slice(0, 16)}`;
+    const otherAttempt = await checkInvariants({ ...run.input, completionFailures: new Set(['order-events 0000000000000000']) });
+    const explained = await checkInvariants({ ...run.input, completionFailures: new Set([logged]) });
+    expect(broken(otherAttempt.violations)).toEqual(['no record IN_PROGRESS past its lease']);
+    expect(explained.violations).toEqual([]);
+    expect(explained.abandonedAfterCompletionFailure).toEqual([pk]);
   });
 
   it('allow an UNKNOWN record only where an effect began and did not commit', async () => {
