@@ -65,12 +65,15 @@ export class SoakGateway {
       if (outcome.effectBegun && pk) this.effectNotCommitted.set(pk, 'killed');
       // A request that died alongside another one's kill point never met the faults it was handed.
       if (!outcome.killedAt) planner.handBack(handed);
+      record.functionError(`${routeKey}: ${outcome.killedAt ? `worker killed at its kill point (${outcome.killedAt})` : 'worker killed while it held this request beside another'}`);
       return FUNCTION_ERROR;
     }
     this.recordFired(outcome.fired, nowMs);
     if (outcome.kind === 'result' && outcome.effectBegun && pk && isCommitConflict(outcome.result)) this.effectNotCommitted.set(pk, 'commit refused');
     planner.handBack(handed.filter((fault) => !(fault.kind.startsWith('response-dropped-') && outcome.fired.dropped)));
-    return outcome.kind === 'result' ? outcome.result : FUNCTION_ERROR;
+    if (outcome.kind === 'result') return outcome.result;
+    record.functionError(`${routeKey}: ${outcome.message}`);
+    return FUNCTION_ERROR;
   }
 
   /** Stamped when the invocation started: the answer may come seconds after the fault. */

@@ -159,7 +159,7 @@ function writeOutputs(options: CliOptions, summary: ReturnType<typeof summarize>
   const machine = `${cpus().length} cores shared with other work, Node ${process.version}`;
   writeFileSync(join(outDir, 'soak.md'), renderReport(summary, { command, date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', machine, chartFile: 'soak.svg' }));
   if (options.json) writeFileSync(resolve(options.json), `${JSON.stringify(summary, null, 2)}\n`);
-  if (options.trace) writeFileSync(resolve(options.trace), `${JSON.stringify({ exchanges: record.exchanges, faults: record.faults, arrivals: record.arrivals, guardLines: record.guardLines }, null, 1)}\n`);
+  if (options.trace) writeFileSync(resolve(options.trace), `${JSON.stringify({ exchanges: record.exchanges, faults: record.faults, arrivals: record.arrivals, guardLines: record.guardLines, functionErrors: Object.fromEntries(record.functionErrors) }, null, 1)}\n`);
   process.stdout.write(`report: ${relative(ROOT, join(outDir, 'soak.md'))}, chart: ${relative(ROOT, join(outDir, 'soak.svg'))}\n`);
 }
 

@@ -22,6 +22,8 @@ export interface SoakSummary {
   readonly faults: Record<FaultKind, number>;
   readonly faultKindsMissing: readonly FaultKind[];
   readonly workerRestarts: number;
+  /** Invocations answered 500, by cause. */
+  readonly functionErrors: Record<string, number>;
   readonly violations: readonly Violation[];
   readonly checked: Record<Invariant, number>;
   readonly unknownRecords: Record<string, number>;
@@ -87,6 +89,7 @@ export function summarize(input: SummaryInput): SoakSummary {
     faults,
     faultKindsMissing,
     workerRestarts: input.workerRestarts,
+    functionErrors: sortedRecord(Object.fromEntries(record.functionErrors)),
     violations,
     checked: Object.fromEntries(INVARIANTS.map((invariant) => [invariant, input.invariants.checked.get(invariant) ?? 0])) as Record<Invariant, number>,
     unknownRecords: Object.fromEntries(input.invariants.unknownRecords),
@@ -154,6 +157,12 @@ export function renderReport(summary: SoakSummary, context: { readonly command: 
     '| status | count |',
     '|---|---:|',
     ...Object.entries(summary.statuses).map(([status, count]) => `| ${status} | ${count} |`),
+    '',
+    'Invocations answered 500 (as HTTP API answers a failed Lambda invocation), by cause:',
+    '',
+    '| route: cause | count |',
+    '|---|---:|',
+    ...Object.entries(summary.functionErrors).map(([cause, count]) => `| ${cause.replace(/\|/g, '\\|')} | ${count} |`),
     '',
     '## What the guard logged',
     '',

@@ -60,6 +60,8 @@ export class RunRecord {
   readonly arrivals: { readonly dueMs: number; readonly atMs: number }[] = [];
   /** `<operation or consumer> <idempotency_status>` → count, from the guard's log lines. */
   readonly guardStatuses = new Map<string, number>();
+  /** Invocations answered 500 (a killed worker, a handler error), by cause. */
+  readonly functionErrors = new Map<string, number>();
   /** The guard's log lines themselves, for `--trace`. */
   readonly guardLines: object[] = [];
   /**
@@ -84,7 +86,7 @@ export class RunRecord {
   guardLogLine(line: string): void {
     if (!line.startsWith('{')) return;
     try {
-      const entry = JSON.parse(line) as { idempotency_status?: string; operation?: string; level?: string; message?: string; idempotency_key_hash?: string };
+      const entry = JSON.parse(line) as { idempotency_status?: string; operation?: string; message?: string; idempotency_key_hash?: string };
       // The per-attempt line names its operation (or consumer); other lines repeat a status already counted.
       if (entry.idempotency_status === undefined || entry.operation === undefined) return;
       this.guardLines.push(entry);
@@ -94,6 +96,11 @@ export class RunRecord {
     } catch {
       // Not a log line of the guard.
     }
+  }
+
+  /** Counts an invocation answered 500. */
+  functionError(message: string): void {
+    this.functionErrors.set(message, (this.functionErrors.get(message) ?? 0) + 1);
   }
 
   /** Faults injected, by kind. */
