@@ -3,12 +3,12 @@ import { RecordStatus, type JournalRecord } from '../journal/index.js';
 import { isClaimable } from '../journal/items.js';
 import { MetricName } from '../telemetry/metric-names.js';
 import { AttemptScope } from './scope.js';
-import type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
+import type { Admission, AttemptRequest, EngineSettings, LegacyDecision, RecoveryDecision, Settlement } from './settings.js';
 import { Settler } from './settler.js';
 import type { AttemptTrace } from './trace.js';
 import { assertStoredResponse } from './unstorable.js';
 
-export type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
+export type { Admission, AttemptRequest, EngineSettings, LegacyDecision, LegacyLookup, RecoveryDecision, Settlement } from './settings.js';
 
 const DEFAULT_LEASE_MS = 30_000;
 const LEASE_GRACE_MS = 1_000;
@@ -59,6 +59,8 @@ export class IdempotencyEngine {
         trace.journalCalls++;
         const reservation = await journal.reserve({ pk: request.pk, fingerprint: request.fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
         if (reservation.reserved) {
+          const legacy = await this.consultLegacy(reservation.record, request, trace);
+          if (legacy) return legacy;
           trace.status = reservation.replacedExpired ? 'expired' : 'new';
           trace.metrics.push(MetricName.newRequest);
           if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
@@ -106,6 +108,45 @@ export class IdempotencyEngine {
   /** The answer for an attempt whose lease was taken over: the stored outcome, never its own. */
   afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
     return this.settler.afterLeaseLost(scope, error, trace);
+  }
+
+  /**
+   * During a migration, what the previous library holds for a freshly reserved request answers
+   * instead of the handler: its completed outcome completes this record and is replayed; a live
+   * execution or another payload releases the reservation and answers 409 or 422.
+   */
+  private async consultLegacy(record: JournalRecord, request: AttemptRequest, trace: AttemptTrace): Promise<Admission | undefined> {
+    const { legacyLookup, storedFormOf } = this.settings;
+    if (!legacyLookup) return undefined;
+    const scope = this.scopeFor(record, request, false, trace);
+    let decision: LegacyDecision;
+    try {
+      decision = await legacyLookup(request, () => trace.journalCalls++);
+    } catch (error) {
+      // Fail closed: without the old record nobody can vouch that the request did not already run.
+      await this.releaseReservation(scope, trace);
+      throw error;
+    }
+    trace.legacy = decision.kind === 'none' ? decision.reason : decision.kind;
+    if (decision.kind === 'none') return undefined;
+    trace.metrics.push(MetricName.legacyHit);
+    if (decision.kind === 'replay') {
+      const response = storedFormOf ? storedFormOf(decision.response) : decision.response;
+      const settled = await this.settle(scope, { store: true, response }, trace);
+      return this.replay(settled.response, trace);
+    }
+    await this.releaseReservation(scope, trace);
+    throw decision.kind === 'mismatch' ? this.mismatch(trace) : this.inProgress(undefined, trace);
+  }
+
+  /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
+  private async releaseReservation(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
+    try {
+      trace.journalCalls++;
+      await this.settings.journal.release(scope.pk, scope.leaseToken);
+    } catch {
+      trace.metrics.push(MetricName.journalError);
+    }
   }
 
   private async recoverAfterEffect(record: JournalRecord, request: AttemptRequest, leaseMs: number, trace: AttemptTrace): Promise<Admission | typeof RACED> {
@@ -178,9 +219,9 @@ export class IdempotencyEngine {
     return new PayloadMismatchError(record);
   }
 
-  private inProgress(record: JournalRecord, trace: AttemptTrace): InProgressError {
+  private inProgress(record: JournalRecord | undefined, trace: AttemptTrace): InProgressError {
     trace.status = 'in_progress';
-    trace.attempt = record.attempt;
+    if (record) trace.attempt = record.attempt;
     trace.metrics.push(MetricName.inProgressCollision);
     return new InProgressError(this.settings.retryAfterSeconds, record);
   }

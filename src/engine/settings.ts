@@ -17,6 +17,8 @@ export interface EngineSettings {
   /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
   readonly storedFormOf?: (response: unknown) => unknown;
   readonly localCache?: LocalCache;
+  /** During a migration, reads what the previous idempotency library holds for a request whose key was just reserved. */
+  readonly legacyLookup?: LegacyLookup;
   readonly clock: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }
@@ -29,7 +31,22 @@ export interface AttemptRequest {
   readonly fingerprint: string;
   /** The Lambda's remaining time now, when there is a context (read again by each heartbeat). */
   readonly remainingTimeMs?: () => number;
+  /** What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input. */
+  readonly legacyEvent?: unknown;
 }
+
+/**
+ * What the previous idempotency library holds for a request: a completed outcome to replay, a
+ * live execution, a record for another payload, or nothing that stops the handler (`reason` says why).
+ */
+export type LegacyDecision =
+  | { readonly kind: 'replay'; readonly response: unknown }
+  | { readonly kind: 'in-progress' }
+  | { readonly kind: 'mismatch' }
+  | { readonly kind: 'none'; readonly reason: 'absent' | 'expired' | 'in-progress-expired' | 'no-key' | 'window-closed' };
+
+/** Reads the previous library's record for an attempt; calls `countCall` once per storage call it makes. */
+export type LegacyLookup = (request: AttemptRequest, countCall: () => void) => Promise<LegacyDecision>;
 
 /** What an attempt meets before its handler runs. */
 export type Admission =

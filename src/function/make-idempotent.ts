@@ -3,6 +3,7 @@ import type { GuardOptions } from '../engine/index.js';
 import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { keyProblem } from '../http/key-header.js';
 import { requestPk } from '../journal/index.js';
+import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
 /** Options of {@link makeIdempotent}. */
@@ -21,12 +22,19 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
    * @default '-'
    */
   readonly tenant?: (input: TInput) => string;
+  /**
+   * The idempotency library being replaced. Its key derivation reads the input, as Powertools'
+   * `makeIdempotent` reads its first argument (or a handler's event); for a function it wrapped with
+   * `dataIndexArgument`, make that argument a field of the input and select it in the expressions.
+   * @default undefined (no migration)
+   */
+  readonly migrateFrom?: MigrateFromOptions;
 }
 
 /** A Lambda context, or any object standing for one outside Lambda. */
 type ContextLike = { awsRequestId?: string; getRemainingTimeInMillis?: () => number };
 
-const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 'tenant'];
+const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 'tenant', 'migrateFrom'];
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored
@@ -48,7 +56,7 @@ export function makeIdempotent<TInput, TResult>(
   if (typeof options.key !== 'function') throw new InvalidOptionsError("makeIdempotent: 'key' must be a function");
   checkFunction('makeIdempotent', 'fingerprint', options.fingerprint);
   checkFunction('makeIdempotent', 'tenant', options.tenant);
-  const engine = new IdempotencyEngine(settings);
+  const engine = new IdempotencyEngine({ ...settings, legacyLookup: legacyLookupFor('makeIdempotent', options.migrateFrom, settings.clock) });
   const telemetry = new Telemetry(MetricDimension.operation, options);
 
   return async function idempotent(input: TInput, context: ContextLike = {}): Promise<TResult> {
@@ -71,7 +79,8 @@ export function makeIdempotent<TInput, TResult>(
       const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(input) : input);
       identity.requestHash = fingerprint;
       const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis!() : undefined;
-      const admission = await engine.admit({ pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs }, trace);
+      const request = { pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs, legacyEvent: input };
+      const admission = await engine.admit(request, trace);
       if (admission.kind === 'replay') return admission.response as TResult;
       const scope = admission.scope;
       // A context of its own: a guarded function called from a guarded handler must not replace the handler's scope.

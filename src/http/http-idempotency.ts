@@ -3,6 +3,7 @@ import { bindScope, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTra
 import type { AttemptScope, AttemptTrace, GuardOptions } from '../engine/index.js';
 import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { requestPk } from '../journal/index.js';
+import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
 import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
@@ -50,9 +51,15 @@ export interface HttpIdempotencyOptions extends GuardOptions {
    * @default 'urn:idemkit:problem:'
    */
   readonly problemTypePrefix?: string;
+  /**
+   * The idempotency library being replaced: while its records live, a new key first reads the
+   * record it holds for the same raw event, and a completed or running request is answered, not re-run.
+   * @default undefined (no migration)
+   */
+  readonly migrateFrom?: MigrateFromOptions;
 }
 
-const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix'];
+const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix', 'migrateFrom'];
 const STATE = 'idemkit';
 
 interface AttemptState {
@@ -85,8 +92,12 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   }
   const headerName = options.headerName ?? 'Idempotency-Key';
   const replayHeaders = new Set([...ALWAYS_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((h) => h.toLowerCase())]);
-  // A response handed back by a `recover` hook is stored like a handler's: allow-listed headers only.
-  const engine = new IdempotencyEngine({ ...settings, storedFormOf: (response) => storedForm(normalizeResponse(response), replayHeaders) });
+  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers only.
+  const engine = new IdempotencyEngine({
+    ...settings,
+    storedFormOf: (response) => storedForm(normalizeResponse(response), replayHeaders),
+    legacyLookup: legacyLookupFor('httpIdempotency', options.migrateFrom, settings.clock),
+  });
   const telemetry = new Telemetry(MetricDimension.operation, options);
   const answers: AnswerSettings = {
     statusCodes: { missingKey: 400, invalidKey: 400, mismatch: 422, inProgress: 409, needsReview: 409, ...options.statusCodes },
@@ -135,7 +146,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       const full: AttemptIdentity = (keyed = { ...keyed, requestHash: fingerprint });
       const remainingTimeMs = typeof request.context?.getRemainingTimeInMillis === 'function' ? () => request.context.getRemainingTimeInMillis() : undefined;
       const admission = await engine.admit(
-        { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs },
+        { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs, legacyEvent: request.event },
         trace,
       );
       if (admission.kind === 'replay') return finish(full, trace, startedAtEpochMs, replayResponse(admission.response as HttpResponse));
