@@ -59,12 +59,13 @@ export class IdempotencyEngine {
         trace.journalCalls++;
         const reservation = await journal.reserve({ pk: request.pk, fingerprint: request.fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
         if (reservation.reserved) {
-          const legacy = await this.consultLegacy(reservation.record, request, trace);
+          const scope = this.scopeFor(reservation.record, request, false, trace);
+          const legacy = await this.consultLegacy(scope, request, trace);
           if (legacy) return legacy;
           trace.status = reservation.replacedExpired ? 'expired' : 'new';
           trace.metrics.push(MetricName.newRequest);
           if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
-          return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, trace) };
+          return { kind: 'run', scope };
         }
         record = reservation.record;
       }
@@ -115,10 +116,9 @@ export class IdempotencyEngine {
    * instead of the handler: its completed outcome completes this record and is replayed; a live
    * execution or another payload releases the reservation and answers 409 or 422.
    */
-  private async consultLegacy(record: JournalRecord, request: AttemptRequest, trace: AttemptTrace): Promise<Admission | undefined> {
+  private async consultLegacy(scope: AttemptScope, request: AttemptRequest, trace: AttemptTrace): Promise<Admission | undefined> {
     const { legacyLookup, storedFormOf } = this.settings;
     if (!legacyLookup) return undefined;
-    const scope = this.scopeFor(record, request, false, trace);
     let decision: LegacyDecision;
     try {
       decision = await legacyLookup(request, () => trace.journalCalls++);
