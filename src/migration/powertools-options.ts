@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EmptyExpressionError, IncompleteExpressionError, LexerError, ParseError, search, UnknownFunctionError } from '@aws-lambda-powertools/jmespath';
 import { PowertoolsFunctions, type Functions } from '@aws-lambda-powertools/jmespath/functions';
-import { InvalidOptionsError } from '../errors/index.js';
+import { assertKnownOptions, InvalidOptionsError, readString, required } from '../core/index.js';
 
 /**
  * Attribute names of the Powertools idempotency table, as `DynamoDBPersistenceLayer` was
@@ -132,51 +132,47 @@ const SYNTAX_ERRORS = [LexerError, ParseError, IncompleteExpressionError, EmptyE
 /** Validates `migrateFrom` once, when the factory is called; an unknown name throws and names it. */
 export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsSource | undefined {
   if (value === undefined) return undefined;
-  const name = `${factory}: 'migrateFrom`;
-  checkNames(`${name}'`, value, ['powertools']);
-  const options = (value as Partial<MigrateFromOptions>).powertools;
-  if (options === undefined) throw new InvalidOptionsError(`${name}' needs 'powertools'`);
-  checkNames(`${name}.powertools'`, options, OPTION_NAMES);
-  const option = (key: string) => `${name}.powertools.${key}'`;
-  if (typeof options.tableName !== 'string' || options.tableName.length < 3) throw new InvalidOptionsError(`${option('tableName')} must be a table name`);
+  assertKnownOptions(`${factory} (migrateFrom)`, value, ['powertools']);
+  const options = required(factory, 'migrateFrom.powertools', (value as Partial<MigrateFromOptions>).powertools);
+  assertKnownOptions(`${factory} (migrateFrom.powertools)`, options, OPTION_NAMES);
+  const name = (option: string) => `migrateFrom.powertools.${option}`;
+  const tableName = required(factory, name('tableName'), readString(factory, name('tableName'), options.tableName, undefined));
+  if (tableName.length < 3) throw new InvalidOptionsError(`${factory}: option '${name('tableName')}' must be a table name of at least 3 characters`);
   const keyPrefix = typeof options.keyPrefix === 'string' ? options.keyPrefix.trim() : '';
-  if (keyPrefix.length === 0) throw new InvalidOptionsError(`${option('keyPrefix')} must be a non-empty string (Powertools' default is the function name)`);
+  if (keyPrefix.length === 0) throw new InvalidOptionsError(`${factory}: option '${name('keyPrefix')}' must be a non-empty string (Powertools' default is the function name)`);
   if (options.client !== undefined && typeof (options.client as { send?: unknown })?.send !== 'function') {
-    throw new InvalidOptionsError(`${option('client')} must be a DynamoDBClient or DynamoDBDocumentClient`);
+    throw new InvalidOptionsError(`${factory}: option '${name('client')}' must be a DynamoDBClient or DynamoDBDocumentClient`);
   }
-  const hashFunction = options.hashFunction ?? 'md5';
-  if (typeof hashFunction !== 'string' || !getHashes().includes(hashFunction)) throw new InvalidOptionsError(`${option('hashFunction')} must be a Node.js hash name`);
+  const hashFunction = readString(factory, name('hashFunction'), options.hashFunction, 'md5');
+  if (!getHashes().includes(hashFunction)) throw new InvalidOptionsError(`${factory}: option '${name('hashFunction')}' must be a Node.js hash name, got '${hashFunction}'`);
   if (options.jmesPathFunctions !== undefined && (typeof options.jmesPathFunctions !== 'object' || options.jmesPathFunctions === null)) {
-    throw new InvalidOptionsError(`${option('jmesPathFunctions')} must be a Functions instance`);
+    throw new InvalidOptionsError(`${factory}: option '${name('jmesPathFunctions')}' must be a Functions instance`);
   }
   const jmesPathOptions = { customFunctions: options.jmesPathFunctions ?? new PowertoolsFunctions() };
-  checkExpression(option('eventKeyJmesPath'), options.eventKeyJmesPath, jmesPathOptions, true);
-  if (options.payloadValidationJmesPath !== undefined) checkExpression(option('payloadValidationJmesPath'), options.payloadValidationJmesPath, jmesPathOptions, false);
-  const attributes = resolveAttributes(option('attributes'), options.attributes);
-  if (attributes.sortKey !== undefined && (typeof options.staticPkValue !== 'string' || options.staticPkValue.length === 0)) {
-    throw new InvalidOptionsError(`${option('staticPkValue')} is required with attributes.sortKey (Powertools' default is 'idempotency#<function name>')`);
+  checkExpression(`${factory}: option '${name('eventKeyJmesPath')}'`, options.eventKeyJmesPath, jmesPathOptions, true);
+  if (options.payloadValidationJmesPath !== undefined) {
+    checkExpression(`${factory}: option '${name('payloadValidationJmesPath')}'`, options.payloadValidationJmesPath, jmesPathOptions, false);
+  }
+  const attributes = resolveAttributes(factory, name('attributes'), options.attributes);
+  const staticPkValue = readString(factory, name('staticPkValue'), options.staticPkValue, undefined);
+  if (attributes.sortKey !== undefined && staticPkValue === undefined) {
+    throw new InvalidOptionsError(`${factory}: option '${name('staticPkValue')}' is required with attributes.sortKey (Powertools' default is 'idempotency#<function name>')`);
   }
   if (options.until !== undefined && !(options.until instanceof Date && Number.isFinite(options.until.getTime()))) {
-    throw new InvalidOptionsError(`${option('until')} must be a valid Date`);
+    throw new InvalidOptionsError(`${factory}: option '${name('until')}' must be a valid Date`);
   }
   return {
-    tableName: options.tableName,
+    tableName,
     client: options.client ?? new DynamoDBClient({}),
     keyPrefix,
     eventKeyJmesPath: options.eventKeyJmesPath,
     payloadValidationJmesPath: options.payloadValidationJmesPath,
     attributes,
-    staticPkValue: attributes.sortKey === undefined ? undefined : options.staticPkValue,
+    staticPkValue: attributes.sortKey === undefined ? undefined : staticPkValue,
     hashFunction,
     jmesPathOptions,
     untilEpochMs: options.until?.getTime(),
   };
-}
-
-function checkNames(name: string, value: unknown, allowed: readonly string[]): void {
-  if (!value || typeof value !== 'object') throw new InvalidOptionsError(`${name} must be an object`);
-  const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) throw new InvalidOptionsError(`${name} has unknown option ${unknown.map((key) => `'${key}'`).join(', ')}`);
 }
 
 /** Compiles the expression once so a typo fails at deploy, not on the first request. */
@@ -192,14 +188,15 @@ function checkExpression(name: string, expression: unknown, jmesPathOptions: Pow
   }
 }
 
-function resolveAttributes(name: string, value: PowertoolsAttributeNames | undefined): PowertoolsSource['attributes'] {
+function resolveAttributes(factory: string, name: string, value: PowertoolsAttributeNames | undefined): PowertoolsSource['attributes'] {
   if (value === undefined) return DEFAULT_ATTRIBUTES;
-  checkNames(name, value, ATTRIBUTE_NAMES);
+  assertKnownOptions(`${factory} (${name})`, value, ATTRIBUTE_NAMES);
+  const given: Record<string, string> = {};
   for (const [key, attribute] of Object.entries(value)) {
-    if (attribute !== undefined && (typeof attribute !== 'string' || attribute.length === 0)) throw new InvalidOptionsError(`${name.slice(0, -1)}.${key}' must be a non-empty string`);
+    const checked = readString(factory, `${name}.${key}`, attribute, undefined);
+    if (checked !== undefined) given[key] = checked;
   }
-  const given = Object.fromEntries(Object.entries(value).filter(([, attribute]) => attribute !== undefined));
   const resolved: PowertoolsSource['attributes'] = { ...DEFAULT_ATTRIBUTES, ...given };
-  if (resolved.sortKey === resolved.key) throw new InvalidOptionsError(`${name.slice(0, -1)}.sortKey' must differ from the key attribute`);
+  if (resolved.sortKey === resolved.key) throw new InvalidOptionsError(`${factory}: option '${name}.sortKey' must differ from the key attribute`);
   return resolved;
 }

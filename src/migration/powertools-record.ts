@@ -1,7 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { LegacyDecision, LegacyLookup } from '../engine/index.js';
-import { JournalUnavailableError } from '../errors/index.js';
+import { JournalUnavailableError } from '../core/index.js';
 import { powertoolsPayloadHash, powertoolsRecordId } from './powertools-key.js';
 import { resolveMigrateFrom, type PowertoolsSource } from './powertools-options.js';
 
@@ -74,5 +74,5 @@ export function legacyLookupFor(factory: string, migrateFrom: unknown, clock: ()
   const source = resolveMigrateFrom(factory, migrateFrom);
   if (!source) return undefined;
   const reader = new PowertoolsRecordReader(source, clock);
-  return (request, countCall) => reader.decide(request.legacyEvent, countCall);
+  return (legacyEvent, countCall) => reader.decide(legacyEvent, countCall);
 }

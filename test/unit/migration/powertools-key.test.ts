@@ -1,8 +1,8 @@
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import fc from 'fast-check';
-import { InvalidOptionsError } from '../../src/index.js';
-import { powertoolsPayloadHash, powertoolsRecordId, resolveMigrateFrom } from '../../src/migration/index.js';
+import { InvalidOptionsError } from '../../../src/index.js';
+import { powertoolsPayloadHash, powertoolsRecordId, resolveMigrateFrom } from '../../../src/migration/index.js';
 
 /** Powertools' own key derivation, through its persistence layer configured as a middleware configures it. */
 function powertoolsLayer(config: ConstructorParameters<typeof IdempotencyConfig>[0], keyPrefix = 'create-payment') {
