@@ -11,7 +11,8 @@ import type { PowertoolsSource } from './powertools-options.js';
  */
 export function powertoolsRecordId(event: unknown, source: PowertoolsSource): string | undefined {
   try {
-    const selection = source.eventKeyJmesPath === '' ? event : search(source.eventKeyJmesPath, event as never, source.jmesPathOptions);
+    const selection =
+      source.eventKeyJmesPath === '' ? event : search(source.eventKeyJmesPath, event as never, source.jmesPathOptions);
     if (source.eventKeyJmesPath !== '' && (selection === null || selection === undefined)) return undefined;
     return `${source.keyPrefix}#${digest(selection, source.hashFunction)}`;
   } catch {
@@ -26,7 +27,10 @@ export function powertoolsRecordId(event: unknown, source: PowertoolsSource): st
 export function powertoolsPayloadHash(event: unknown, source: PowertoolsSource): string | undefined {
   if (source.payloadValidationJmesPath === undefined) return undefined;
   try {
-    return digest(search(source.payloadValidationJmesPath, event as never, source.jmesPathOptions), source.hashFunction);
+    return digest(
+      search(source.payloadValidationJmesPath, event as never, source.jmesPathOptions),
+      source.hashFunction,
+    );
   } catch {
     return undefined;
   }

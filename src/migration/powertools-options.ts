@@ -1,7 +1,14 @@
 import { getHashes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EmptyExpressionError, IncompleteExpressionError, LexerError, ParseError, search, UnknownFunctionError } from '@aws-lambda-powertools/jmespath';
+import {
+  EmptyExpressionError,
+  IncompleteExpressionError,
+  LexerError,
+  ParseError,
+  search,
+  UnknownFunctionError,
+} from '@aws-lambda-powertools/jmespath';
 import { PowertoolsFunctions, type Functions } from '@aws-lambda-powertools/jmespath/functions';
 import { assertKnownOptions, InvalidOptionsError, readString, required } from '../core/index.js';
 
@@ -116,7 +123,18 @@ export interface PowertoolsSource {
   readonly untilEpochMs?: number;
 }
 
-const OPTION_NAMES = ['tableName', 'client', 'keyPrefix', 'eventKeyJmesPath', 'payloadValidationJmesPath', 'attributes', 'staticPkValue', 'hashFunction', 'jmesPathFunctions', 'until'];
+const OPTION_NAMES = [
+  'tableName',
+  'client',
+  'keyPrefix',
+  'eventKeyJmesPath',
+  'payloadValidationJmesPath',
+  'attributes',
+  'staticPkValue',
+  'hashFunction',
+  'jmesPathFunctions',
+  'until',
+];
 const DEFAULT_ATTRIBUTES = {
   key: 'id',
   status: 'status',
@@ -136,27 +154,52 @@ export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsS
   const options = required(factory, 'migrateFrom.powertools', (value as Partial<MigrateFromOptions>).powertools);
   assertKnownOptions(`${factory} (migrateFrom.powertools)`, options, OPTION_NAMES);
   const name = (option: string) => `migrateFrom.powertools.${option}`;
-  const tableName = required(factory, name('tableName'), readString(factory, name('tableName'), options.tableName, undefined));
-  if (tableName.length < 3) throw new InvalidOptionsError(`${factory}: option '${name('tableName')}' must be a table name of at least 3 characters`);
+  const tableName = required(
+    factory,
+    name('tableName'),
+    readString(factory, name('tableName'), options.tableName, undefined),
+  );
+  if (tableName.length < 3)
+    throw new InvalidOptionsError(
+      `${factory}: option '${name('tableName')}' must be a table name of at least 3 characters`,
+    );
   const keyPrefix = typeof options.keyPrefix === 'string' ? options.keyPrefix.trim() : '';
-  if (keyPrefix.length === 0) throw new InvalidOptionsError(`${factory}: option '${name('keyPrefix')}' must be a non-empty string (Powertools' default is the function name)`);
+  if (keyPrefix.length === 0)
+    throw new InvalidOptionsError(
+      `${factory}: option '${name('keyPrefix')}' must be a non-empty string (Powertools' default is the function name)`,
+    );
   if (options.client !== undefined && typeof (options.client as { send?: unknown })?.send !== 'function') {
-    throw new InvalidOptionsError(`${factory}: option '${name('client')}' must be a DynamoDBClient or DynamoDBDocumentClient`);
+    throw new InvalidOptionsError(
+      `${factory}: option '${name('client')}' must be a DynamoDBClient or DynamoDBDocumentClient`,
+    );
   }
   const hashFunction = readString(factory, name('hashFunction'), options.hashFunction, 'md5');
-  if (!getHashes().includes(hashFunction)) throw new InvalidOptionsError(`${factory}: option '${name('hashFunction')}' must be a Node.js hash name, got '${hashFunction}'`);
-  if (options.jmesPathFunctions !== undefined && (typeof options.jmesPathFunctions !== 'object' || options.jmesPathFunctions === null)) {
+  if (!getHashes().includes(hashFunction))
+    throw new InvalidOptionsError(
+      `${factory}: option '${name('hashFunction')}' must be a Node.js hash name, got '${hashFunction}'`,
+    );
+  if (
+    options.jmesPathFunctions !== undefined &&
+    (typeof options.jmesPathFunctions !== 'object' || options.jmesPathFunctions === null)
+  ) {
     throw new InvalidOptionsError(`${factory}: option '${name('jmesPathFunctions')}' must be a Functions instance`);
   }
   const jmesPathOptions = { customFunctions: options.jmesPathFunctions ?? new PowertoolsFunctions() };
   checkExpression(`${factory}: option '${name('eventKeyJmesPath')}'`, options.eventKeyJmesPath, jmesPathOptions, true);
   if (options.payloadValidationJmesPath !== undefined) {
-    checkExpression(`${factory}: option '${name('payloadValidationJmesPath')}'`, options.payloadValidationJmesPath, jmesPathOptions, false);
+    checkExpression(
+      `${factory}: option '${name('payloadValidationJmesPath')}'`,
+      options.payloadValidationJmesPath,
+      jmesPathOptions,
+      false,
+    );
   }
   const attributes = resolveAttributes(factory, name('attributes'), options.attributes);
   const staticPkValue = readString(factory, name('staticPkValue'), options.staticPkValue, undefined);
   if (attributes.sortKey !== undefined && staticPkValue === undefined) {
-    throw new InvalidOptionsError(`${factory}: option '${name('staticPkValue')}' is required with attributes.sortKey (Powertools' default is 'idempotency#<function name>')`);
+    throw new InvalidOptionsError(
+      `${factory}: option '${name('staticPkValue')}' is required with attributes.sortKey (Powertools' default is 'idempotency#<function name>')`,
+    );
   }
   if (options.until !== undefined && !(options.until instanceof Date && Number.isFinite(options.until.getTime()))) {
     throw new InvalidOptionsError(`${factory}: option '${name('until')}' must be a valid Date`);
@@ -176,19 +219,31 @@ export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsS
 }
 
 /** Compiles the expression once so a typo fails at deploy, not on the first request. */
-function checkExpression(name: string, expression: unknown, jmesPathOptions: PowertoolsSource['jmesPathOptions'], emptyAllowed: boolean): void {
+function checkExpression(
+  name: string,
+  expression: unknown,
+  jmesPathOptions: PowertoolsSource['jmesPathOptions'],
+  emptyAllowed: boolean,
+): void {
   if (typeof expression !== 'string' || (!emptyAllowed && expression.length === 0)) {
-    throw new InvalidOptionsError(`${name} must be a JMESPath expression${emptyAllowed ? " ('' for the whole event)" : ''}`);
+    throw new InvalidOptionsError(
+      `${name} must be a JMESPath expression${emptyAllowed ? " ('' for the whole event)" : ''}`,
+    );
   }
   if (expression.length === 0) return;
   try {
     search(expression, {}, jmesPathOptions);
   } catch (error) {
-    if (SYNTAX_ERRORS.some((type) => error instanceof type)) throw new InvalidOptionsError(`${name} is not a valid JMESPath expression: ${(error as Error).message}`);
+    if (SYNTAX_ERRORS.some((type) => error instanceof type))
+      throw new InvalidOptionsError(`${name} is not a valid JMESPath expression: ${(error as Error).message}`);
   }
 }
 
-function resolveAttributes(factory: string, name: string, value: PowertoolsAttributeNames | undefined): PowertoolsSource['attributes'] {
+function resolveAttributes(
+  factory: string,
+  name: string,
+  value: PowertoolsAttributeNames | undefined,
+): PowertoolsSource['attributes'] {
   if (value === undefined) return DEFAULT_ATTRIBUTES;
   assertKnownOptions(`${factory} (${name})`, value, ATTRIBUTE_NAMES);
   const given: Record<string, string> = {};
@@ -197,6 +252,7 @@ function resolveAttributes(factory: string, name: string, value: PowertoolsAttri
     if (checked !== undefined) given[key] = checked;
   }
   const resolved: PowertoolsSource['attributes'] = { ...DEFAULT_ATTRIBUTES, ...given };
-  if (resolved.sortKey === resolved.key) throw new InvalidOptionsError(`${factory}: option '${name}.sortKey' must differ from the key attribute`);
+  if (resolved.sortKey === resolved.key)
+    throw new InvalidOptionsError(`${factory}: option '${name}.sortKey' must differ from the key attribute`);
   return resolved;
 }

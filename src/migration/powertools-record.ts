@@ -29,7 +29,8 @@ export class PowertoolsRecordReader {
   async decide(event: unknown, countCall: () => void): Promise<LegacyDecision> {
     const { source } = this;
     const nowEpochMs = this.clock();
-    if (source.untilEpochMs !== undefined && nowEpochMs >= source.untilEpochMs) return { kind: 'none', reason: 'window-closed' };
+    if (source.untilEpochMs !== undefined && nowEpochMs >= source.untilEpochMs)
+      return { kind: 'none', reason: 'window-closed' };
     const id = powertoolsRecordId(event, source);
     if (id === undefined) return { kind: 'none', reason: 'no-key' };
     countCall();
@@ -45,7 +46,11 @@ export class PowertoolsRecordReader {
     }
     const storedHash = item[attributes.validation];
     // A record without a hash was written while Powertools did not validate: it replays, as Powertools then would.
-    if (source.payloadValidationJmesPath !== undefined && typeof storedHash === 'string' && storedHash !== powertoolsPayloadHash(event, source)) {
+    if (
+      source.payloadValidationJmesPath !== undefined &&
+      typeof storedHash === 'string' &&
+      storedHash !== powertoolsPayloadHash(event, source)
+    ) {
       return { kind: 'mismatch' };
     }
     if (status === PowertoolsStatus.completed) return { kind: 'replay', response: item[attributes.data] };
@@ -55,13 +60,20 @@ export class PowertoolsRecordReader {
 
   private async read(id: string): Promise<Record<string, unknown> | undefined> {
     const { tableName, attributes, staticPkValue } = this.source;
-    const key = attributes.sortKey === undefined ? { [attributes.key]: id } : { [attributes.key]: staticPkValue, [attributes.sortKey]: id };
+    const key =
+      attributes.sortKey === undefined
+        ? { [attributes.key]: id }
+        : { [attributes.key]: staticPkValue, [attributes.sortKey]: id };
     try {
-      const out = await this.source.client.send(new GetItemCommand({ TableName: tableName, Key: marshall(key), ConsistentRead: true }));
+      const out = await this.source.client.send(
+        new GetItemCommand({ TableName: tableName, Key: marshall(key), ConsistentRead: true }),
+      );
       return out.Item ? unmarshall(out.Item) : undefined;
     } catch (error) {
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw new JournalUnavailableError(`Reading the Powertools idempotency record failed: ${reason}`, { cause: error });
+      throw new JournalUnavailableError(`Reading the Powertools idempotency record failed: ${reason}`, {
+        cause: error,
+      });
     }
   }
 }

@@ -5,7 +5,15 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBJournal, makeIdempotent, MetricName, PayloadMismatchError, requestPk, type MigrateFromOptions, type PowertoolsMigrationOptions } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  makeIdempotent,
+  MetricName,
+  PayloadMismatchError,
+  requestPk,
+  type MigrateFromOptions,
+  type PowertoolsMigrationOptions,
+} from '../../src/index.js';
 import { guard } from '../http/guarded-handler.js';
 import { countCalls, createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
@@ -26,7 +34,13 @@ function observer(): Observed {
   const fields: Array<Record<string, unknown>> = [];
   const metricNames: string[] = [];
   const log = (_: string, line: Record<string, unknown>) => fields.push(line);
-  const metrics = { singleMetric: () => ({ addDimension: () => undefined, addMetric: (name: string) => metricNames.push(name), clearDefaultDimensions: () => undefined }) };
+  const metrics = {
+    singleMetric: () => ({
+      addDimension: () => undefined,
+      addMetric: (name: string) => metricNames.push(name),
+      clearDefaultDimensions: () => undefined,
+    }),
+  };
   return { fields, metricNames, logger: { info: log, error: log } as never, metrics: metrics as never };
 }
 
@@ -35,19 +49,41 @@ function paymentsHandler(label: string) {
   const runs: string[] = [];
   const handler = async (event: APIGatewayProxyEventV2) => {
     runs.push(event.body ?? '');
-    return { statusCode: 201, headers: { 'content-type': 'application/json', location: `/payments/${label}_${runs.length}`, 'x-served-by': label }, body: JSON.stringify({ id: `${label}_${runs.length}` }) };
+    return {
+      statusCode: 201,
+      headers: {
+        'content-type': 'application/json',
+        location: `/payments/${label}_${runs.length}`,
+        'x-served-by': label,
+      },
+      body: JSON.stringify({ id: `${label}_${runs.length}` }),
+    };
   };
   return { runs, handler };
 }
 
 /** A Powertools-guarded copy of the handler, as the function ran before the migration. */
-function powertoolsFunction(client: DynamoDBClient, tableName: string, handler: (event: APIGatewayProxyEventV2) => Promise<unknown>, config: Partial<ConstructorParameters<typeof IdempotencyConfig>[0]> = {}) {
+function powertoolsFunction(
+  client: DynamoDBClient,
+  tableName: string,
+  handler: (event: APIGatewayProxyEventV2) => Promise<unknown>,
+  config: Partial<ConstructorParameters<typeof IdempotencyConfig>[0]> = {},
+) {
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
   // No early timeout: a stalled execution keeps its record, as a frozen or killed container would.
   const wrapped = middy(handler, { timeoutEarlyInMillis: 0 }).use(
-    makeHandlerIdempotent({ persistenceStore, keyPrefix: PREFIX, config: new IdempotencyConfig({ eventKeyJmesPath: KEY_PATH, payloadValidationJmesPath: VALIDATION_PATH, ...config }) }),
+    makeHandlerIdempotent({
+      persistenceStore,
+      keyPrefix: PREFIX,
+      config: new IdempotencyConfig({
+        eventKeyJmesPath: KEY_PATH,
+        payloadValidationJmesPath: VALIDATION_PATH,
+        ...config,
+      }),
+    }),
   );
-  return (event: APIGatewayProxyEventV2, remainingTimeMs = 10_000) => wrapped(event, lambdaContext(remainingTimeMs)) as Promise<any>;
+  return (event: APIGatewayProxyEventV2, remainingTimeMs = 10_000) =>
+    wrapped(event, lambdaContext(remainingTimeMs)) as Promise<any>;
 }
 
 async function setup(migration: Partial<PowertoolsMigrationOptions> = {}) {
@@ -58,7 +94,14 @@ async function setup(migration: Partial<PowertoolsMigrationOptions> = {}) {
   const legacyTable = await createTable(client, 'powertools', 'id');
   const journal = new DynamoDBJournal({ tableName: journalTable, client });
   const migrateFrom: MigrateFromOptions = {
-    powertools: { tableName: legacyTable, client: legacyClient, keyPrefix: PREFIX, eventKeyJmesPath: KEY_PATH, payloadValidationJmesPath: VALIDATION_PATH, ...migration },
+    powertools: {
+      tableName: legacyTable,
+      client: legacyClient,
+      keyPrefix: PREFIX,
+      eventKeyJmesPath: KEY_PATH,
+      payloadValidationJmesPath: VALIDATION_PATH,
+      ...migration,
+    },
   };
   const observed = observer();
   const idemkit = paymentsHandler('idemkit');
@@ -83,10 +126,18 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
     expect(idemkit.runs).toHaveLength(0);
     expect(retry).toEqual({
       statusCode: 201,
-      headers: { 'content-type': 'application/json', location: original.headers.location, 'Idempotent-Replayed': 'true' },
+      headers: {
+        'content-type': 'application/json',
+        location: original.headers.location,
+        'Idempotent-Replayed': 'true',
+      },
       body: original.body,
     });
-    expect(lastLog(observed)).toMatchObject({ idempotency_status: 'replay', legacy_record: 'replay', journal_calls: 3 });
+    expect(lastLog(observed)).toMatchObject({
+      idempotency_status: 'replay',
+      legacy_record: 'replay',
+      journal_calls: 3,
+    });
     expect(observed.metricNames).toEqual([MetricName.legacyHit, MetricName.replay]);
     expect(getItems(legacyCalls)).toBe(1);
     expect((await journal.get(requestPk('-', 'POST /payments', 'k-completed')))?.status).toBe('COMPLETED');
@@ -104,7 +155,11 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
     expect(again.body).toBe(original.body);
     expect(idemkit.runs).toHaveLength(0);
     expect(getItems(legacyCalls)).toBe(0);
-    expect(lastLog(observed)).toMatchObject({ idempotency_status: 'replay', journal_calls: 1, legacy_record: undefined });
+    expect(lastLog(observed)).toMatchObject({
+      idempotency_status: 'replay',
+      journal_calls: 1,
+      legacy_record: undefined,
+    });
   });
 
   it('answers 409 with Retry-After while Powertools still runs the request, releasing its reservation', async () => {
@@ -124,7 +179,11 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
     expect(duplicate.headers['retry-after']).toBe('1');
     expect(JSON.parse(duplicate.body).type).toBe('urn:idemkit:problem:request-in-progress');
     expect(idemkit.runs).toHaveLength(0);
-    expect(lastLog(observed)).toMatchObject({ idempotency_status: 'in_progress', legacy_record: 'in-progress', journal_calls: 3 });
+    expect(lastLog(observed)).toMatchObject({
+      idempotency_status: 'in_progress',
+      legacy_record: 'in-progress',
+      journal_calls: 3,
+    });
     expect(observed.metricNames).toEqual([MetricName.legacyHit, MetricName.inProgressCollision]);
     expect(await journal.get(requestPk('-', 'POST /payments', 'k-running'))).toBeUndefined();
 
@@ -147,7 +206,11 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
 
     expect(retry.statusCode).toBe(201);
     expect(idemkit.runs).toHaveLength(1);
-    expect(lastLog(observed)).toMatchObject({ idempotency_status: 'new', legacy_record: 'in-progress-expired', journal_calls: 3 });
+    expect(lastLog(observed)).toMatchObject({
+      idempotency_status: 'new',
+      legacy_record: 'in-progress-expired',
+      journal_calls: 3,
+    });
     expect(observed.metricNames).not.toContain(MetricName.legacyHit);
     expect(getItems(legacyCalls)).toBe(1);
   });
@@ -155,7 +218,9 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
   it('runs the handler when the Powertools record has expired', async () => {
     const { client, legacyTable, legacyCalls, observed, idemkit, guarded } = await setup();
     const event = httpEvent({ key: 'k-expired', body: payment('ord_expired') });
-    await powertoolsFunction(client, legacyTable, paymentsHandler('powertools').handler, { expiresAfterSeconds: 60 })(event);
+    await powertoolsFunction(client, legacyTable, paymentsHandler('powertools').handler, { expiresAfterSeconds: 60 })(
+      event,
+    );
 
     const retry = await guarded({ clock: () => Date.now() + 61_000 })(event);
 
@@ -168,14 +233,22 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
 
   it('answers 422 when Powertools stored another payload under the key, releasing its reservation', async () => {
     const { client, legacyTable, observed, idemkit, guarded, journal } = await setup();
-    await powertoolsFunction(client, legacyTable, paymentsHandler('powertools').handler)(httpEvent({ key: 'k-changed', body: payment('ord_changed', 1250) }));
+    await powertoolsFunction(
+      client,
+      legacyTable,
+      paymentsHandler('powertools').handler,
+    )(httpEvent({ key: 'k-changed', body: payment('ord_changed', 1250) }));
 
     const changed = await guarded()(httpEvent({ key: 'k-changed', body: payment('ord_changed', 9999) }));
 
     expect(changed.statusCode).toBe(422);
     expect(JSON.parse(changed.body).type).toBe('urn:idemkit:problem:idempotency-key-reused');
     expect(idemkit.runs).toHaveLength(0);
-    expect(lastLog(observed)).toMatchObject({ idempotency_status: 'mismatch', legacy_record: 'mismatch', journal_calls: 3 });
+    expect(lastLog(observed)).toMatchObject({
+      idempotency_status: 'mismatch',
+      legacy_record: 'mismatch',
+      journal_calls: 3,
+    });
     expect(observed.metricNames).toEqual([MetricName.legacyHit, MetricName.payloadMismatch]);
     expect(await journal.get(requestPk('-', 'POST /payments', 'k-changed'))).toBeUndefined();
   });
@@ -193,14 +266,24 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
   });
 
   it('reads nothing once the window has closed', async () => {
-    const { client, legacyTable, legacyCalls, observed, idemkit, guarded } = await setup({ until: new Date(Date.now() - 1) });
-    await powertoolsFunction(client, legacyTable, paymentsHandler('powertools').handler)(httpEvent({ key: 'k-closed', body: payment('ord_closed') }));
+    const { client, legacyTable, legacyCalls, observed, idemkit, guarded } = await setup({
+      until: new Date(Date.now() - 1),
+    });
+    await powertoolsFunction(
+      client,
+      legacyTable,
+      paymentsHandler('powertools').handler,
+    )(httpEvent({ key: 'k-closed', body: payment('ord_closed') }));
 
     await guarded()(httpEvent({ key: 'k-closed', body: payment('ord_closed') }));
 
     expect(getItems(legacyCalls)).toBe(0);
     expect(idemkit.runs).toHaveLength(1);
-    expect(lastLog(observed)).toMatchObject({ idempotency_status: 'new', legacy_record: 'window-closed', journal_calls: 2 });
+    expect(lastLog(observed)).toMatchObject({
+      idempotency_status: 'new',
+      legacy_record: 'window-closed',
+      journal_calls: 2,
+    });
   });
 
   it('reads nothing for a request Powertools would not have guarded (no value at the key path)', async () => {
@@ -230,13 +313,32 @@ describe('migrateFrom powertools on httpIdempotency, records written by Powertoo
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+        AttributeDefinitions: [
+          { AttributeName: 'id', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'id', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
-    const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client, sortKeyAttr: 'sk', staticPkValue: 'idempotency#payments', statusAttr: 'state', dataAttr: 'result' });
-    const legacy = middy(paymentsHandler('powertools').handler).use(makeHandlerIdempotent({ persistenceStore, keyPrefix: PREFIX, config: new IdempotencyConfig({ eventKeyJmesPath: KEY_PATH }) }));
+    const persistenceStore = new DynamoDBPersistenceLayer({
+      tableName,
+      awsSdkV3Client: client,
+      sortKeyAttr: 'sk',
+      staticPkValue: 'idempotency#payments',
+      statusAttr: 'state',
+      dataAttr: 'result',
+    });
+    const legacy = middy(paymentsHandler('powertools').handler).use(
+      makeHandlerIdempotent({
+        persistenceStore,
+        keyPrefix: PREFIX,
+        config: new IdempotencyConfig({ eventKeyJmesPath: KEY_PATH }),
+      }),
+    );
     const event = httpEvent({ key: 'k-composite', body: payment('ord_composite') });
     const original = (await legacy(event, lambdaContext())) as { body: string };
     const { idemkit, guarded } = await setup({
@@ -285,7 +387,8 @@ describe('what changes for a rejected duplicate', () => {
     await legacy(event);
 
     const idemkitFirst = guarded()(event);
-    while (!(await journal.get(requestPk('-', 'POST /payments', 'k-dup')))) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!(await journal.get(requestPk('-', 'POST /payments', 'k-dup'))))
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const duplicate = await guarded()(event);
     idemkit.gate.finish();
     await idemkitFirst;
@@ -318,10 +421,13 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
     const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
     if (previous === undefined) delete process.env.AWS_LAMBDA_FUNCTION_NAME;
     else process.env.AWS_LAMBDA_FUNCTION_NAME = previous;
-    const legacy = powertoolsMakeIdempotent(async (order: Order) => ({ reservation: `res_${order.orderId}`, quantity: order.quantity }), {
-      persistenceStore,
-      config: new IdempotencyConfig({ eventKeyJmesPath: 'orderId' }),
-    });
+    const legacy = powertoolsMakeIdempotent(
+      async (order: Order) => ({ reservation: `res_${order.orderId}`, quantity: order.quantity }),
+      {
+        persistenceStore,
+        config: new IdempotencyConfig({ eventKeyJmesPath: 'orderId' }),
+      },
+    );
     const stored = await legacy({ orderId: 'o-1', quantity: 2 });
     const journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
     let runs = 0;
@@ -330,7 +436,12 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
         runs++;
         return { reservation: 'new', quantity: 0 };
       },
-      { journal, operation: 'reserveStock', key: (order: Order) => order.orderId, migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve-stock-fn', eventKeyJmesPath: 'orderId' } } },
+      {
+        journal,
+        operation: 'reserveStock',
+        key: (order: Order) => order.orderId,
+        migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve-stock-fn', eventKeyJmesPath: 'orderId' } },
+      },
     );
 
     const result = await reserve({ orderId: 'o-1', quantity: 2 });
@@ -342,12 +453,15 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
   it('reads the argument Powertools hashed with dataIndexArgument from a field of the input', async () => {
     const { client, tableName } = await legacyStore();
     const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
-    const legacy = powertoolsMakeIdempotent(async (warehouse: string, order: Order) => ({ warehouse, reserved: order.quantity }), {
-      persistenceStore,
-      keyPrefix: 'reserve',
-      dataIndexArgument: 1,
-      config: new IdempotencyConfig({}),
-    });
+    const legacy = powertoolsMakeIdempotent(
+      async (warehouse: string, order: Order) => ({ warehouse, reserved: order.quantity }),
+      {
+        persistenceStore,
+        keyPrefix: 'reserve',
+        dataIndexArgument: 1,
+        config: new IdempotencyConfig({}),
+      },
+    );
     const stored = await legacy('eu-1', { orderId: 'o-2', quantity: 5 });
     const journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
     let runs = 0;
@@ -357,7 +471,12 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
         return { warehouse: input.warehouse, reserved: -1 };
       },
       // Powertools hashed the whole second argument; it is now `order` in the input.
-      { journal, operation: 'reserve', key: (input) => input.order.orderId, migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve', eventKeyJmesPath: 'order' } } },
+      {
+        journal,
+        operation: 'reserve',
+        key: (input) => input.order.orderId,
+        migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve', eventKeyJmesPath: 'order' } },
+      },
     );
 
     const result = await reserve({ warehouse: 'eu-1', order: { orderId: 'o-2', quantity: 5 } });
@@ -372,7 +491,11 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
     const { client, tableName } = await legacyStore();
     const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
     const config = new IdempotencyConfig({ eventKeyJmesPath: 'orderId', payloadValidationJmesPath: 'quantity' });
-    await powertoolsMakeIdempotent(async (order: Order) => ({ reserved: order.quantity }), { persistenceStore, keyPrefix: 'reserve', config })({ orderId: 'o-4', quantity: 1 });
+    await powertoolsMakeIdempotent(async (order: Order) => ({ reserved: order.quantity }), {
+      persistenceStore,
+      keyPrefix: 'reserve',
+      config,
+    })({ orderId: 'o-4', quantity: 1 });
     const journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
     let runs = 0;
     const reserve = makeIdempotent(
@@ -380,7 +503,20 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
         runs++;
         return { reserved: order.quantity };
       },
-      { journal, operation: 'reserve', key: (order) => order.orderId, migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve', eventKeyJmesPath: 'orderId', payloadValidationJmesPath: 'quantity' } } },
+      {
+        journal,
+        operation: 'reserve',
+        key: (order) => order.orderId,
+        migrateFrom: {
+          powertools: {
+            tableName,
+            client,
+            keyPrefix: 'reserve',
+            eventKeyJmesPath: 'orderId',
+            payloadValidationJmesPath: 'quantity',
+          },
+        },
+      },
     );
 
     await expect(reserve({ orderId: 'o-4', quantity: 7 })).rejects.toBeInstanceOf(PayloadMismatchError);
