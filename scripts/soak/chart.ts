@@ -12,8 +12,17 @@ export interface SoakChartOptions {
   readonly widthPx?: number;
 }
 
-const STATUS_COLOURS: Record<StatusClass, string> = { '2xx': '#2ca02c', '409': '#ff7f0e', 'other 4xx': '#9467bd', '5xx': '#d62728', 'no answer': '#333333' };
-const WINDOW_COLOURS: Record<FaultWindow['kind'], string> = { 'dynamodb-throttle': '#fbe3e3', 'dynamodb-latency': '#fff4cc' };
+const STATUS_COLOURS: Record<StatusClass, string> = {
+  '2xx': '#2ca02c',
+  '409': '#ff7f0e',
+  'other 4xx': '#9467bd',
+  '5xx': '#d62728',
+  'no answer': '#333333',
+};
+const WINDOW_COLOURS: Record<FaultWindow['kind'], string> = {
+  'dynamodb-throttle': '#fbe3e3',
+  'dynamodb-latency': '#fff4cc',
+};
 const MARGIN = { left: 250, right: 44 } as const;
 const ANSWERS = { top: 112, height: 240 } as const;
 const LATENCY = { top: 396, height: 110 } as const;
@@ -32,7 +41,15 @@ export function renderSoakChart(record: RunRecord, options: SoakChartOptions): s
   const widthPx = options.widthPx ?? 960;
   const heightPx = FAULTS_TOP + FAULT_KINDS.length * LANE_PX + 48;
   const plotWidth = widthPx - MARGIN.left - MARGIN.right;
-  const seconds = Math.max(1, Math.ceil(Math.max(options.durationMs, ...record.exchanges.filter((e) => e.phase !== 'warm-up').map((e) => e.sentAtMs + e.latencyMs)) / 1000));
+  const seconds = Math.max(
+    1,
+    Math.ceil(
+      Math.max(
+        options.durationMs,
+        ...record.exchanges.filter((e) => e.phase !== 'warm-up').map((e) => e.sentAtMs + e.latencyMs),
+      ) / 1000,
+    ),
+  );
   const x = (ms: number): number => MARGIN.left + (ms / (seconds * 1000)) * plotWidth;
   const series = perSecond(record, seconds);
 
@@ -61,7 +78,10 @@ interface Second {
 
 function perSecond(record: RunRecord, seconds: number): Second[] {
   const sent = new Array<number>(seconds).fill(0);
-  const answers = Array.from({ length: seconds }, () => Object.fromEntries(STATUS_CLASSES.map((c) => [c, 0])) as Record<StatusClass, number>);
+  const answers = Array.from(
+    { length: seconds },
+    () => Object.fromEntries(STATUS_CLASSES.map((c) => [c, 0])) as Record<StatusClass, number>,
+  );
   const latencies = Array.from({ length: seconds }, () => [] as number[]);
   for (const exchange of record.exchanges) {
     if (exchange.phase === 'warm-up') continue;
@@ -71,17 +91,28 @@ function perSecond(record: RunRecord, seconds: number): Second[] {
     answers[answeredSecond]![statusClass(exchange.status)] += 1;
     if (exchange.status !== 0) latencies[answeredSecond]!.push(exchange.latencyMs);
   }
-  return sent.map((count, i) => ({ sent: count, answers: answers[i]!, p50Ms: percentile(latencies[i]!, 50), p99Ms: percentile(latencies[i]!, 99) }));
+  return sent.map((count, i) => ({
+    sent: count,
+    answers: answers[i]!,
+    p50Ms: percentile(latencies[i]!, 50),
+    p99Ms: percentile(latencies[i]!, 99),
+  }));
 }
 
-function answersPanel(series: readonly Second[], options: SoakChartOptions, x: (ms: number) => number, plotWidth: number): string[] {
+function answersPanel(
+  series: readonly Second[],
+  options: SoakChartOptions,
+  x: (ms: number) => number,
+  plotWidth: number,
+): string[] {
   const top = ANSWERS.top;
   const maxValue = Math.max(options.ratePerSecond, ...series.map((s) => Math.max(s.sent, total(s.answers))));
   const yStep = niceStep(maxValue);
   const yMax = Math.ceil(maxValue / yStep) * yStep;
   const y = (value: number): number => top + ANSWERS.height - (value / yMax) * ANSWERS.height;
   const parts = options.windows.map(
-    (window) => `<rect x="${x(window.startMs).toFixed(1)}" y="${top}" width="${(x(window.endMs) - x(window.startMs)).toFixed(1)}" height="${ANSWERS.height}" fill="${WINDOW_COLOURS[window.kind]}"/>`,
+    (window) =>
+      `<rect x="${x(window.startMs).toFixed(1)}" y="${top}" width="${(x(window.endMs) - x(window.startMs)).toFixed(1)}" height="${ANSWERS.height}" fill="${WINDOW_COLOURS[window.kind]}"/>`,
   );
   parts.push(...gridlines(yMax, yStep, y, plotWidth));
   const barPx = Math.max(1, x(1000) - x(0) - 1);
@@ -90,14 +121,28 @@ function answersPanel(series: readonly Second[], options: SoakChartOptions, x: (
     for (const statusClassName of STATUS_CLASSES) {
       const count = second.answers[statusClassName];
       if (count === 0) continue;
-      parts.push(`<rect x="${x(i * 1000).toFixed(1)}" y="${y(base + count).toFixed(1)}" width="${barPx.toFixed(1)}" height="${(y(base) - y(base + count)).toFixed(1)}" fill="${STATUS_COLOURS[statusClassName]}"/>`);
+      parts.push(
+        `<rect x="${x(i * 1000).toFixed(1)}" y="${y(base + count).toFixed(1)}" width="${barPx.toFixed(1)}" height="${(y(base) - y(base + count)).toFixed(1)}" fill="${STATUS_COLOURS[statusClassName]}"/>`,
+      );
       base += count;
     }
   });
-  parts.push(stepLine(series.map((s) => s.sent), x, y, '#1f77b4', 2));
-  parts.push(`<line x1="${x(0)}" x2="${x(options.durationMs)}" y1="${y(options.ratePerSecond)}" y2="${y(options.ratePerSecond)}" stroke="#000000" stroke-dasharray="6 4"/>`);
+  parts.push(
+    stepLine(
+      series.map((s) => s.sent),
+      x,
+      y,
+      '#1f77b4',
+      2,
+    ),
+  );
+  parts.push(
+    `<line x1="${x(0)}" x2="${x(options.durationMs)}" y1="${y(options.ratePerSecond)}" y2="${y(options.ratePerSecond)}" stroke="#000000" stroke-dasharray="6 4"/>`,
+  );
   parts.push(`<text x="${MARGIN.left - 12}" y="${top + ANSWERS.height / 2}" text-anchor="end">answers / s</text>`);
-  parts.push(`<text x="${MARGIN.left - 12}" y="${top + ANSWERS.height / 2 + 16}" text-anchor="end" fill="#555555">(stacked by status)</text>`);
+  parts.push(
+    `<text x="${MARGIN.left - 12}" y="${top + ANSWERS.height / 2 + 16}" text-anchor="end" fill="#555555">(stacked by status)</text>`,
+  );
   return parts;
 }
 
@@ -110,8 +155,20 @@ function latencyPanel(series: readonly Second[], x: (ms: number) => number, plot
   const y = (value: number): number => top + LATENCY.height - (value / yMax) * LATENCY.height;
   return [
     ...gridlines(yMax, yStep, y, plotWidth),
-    stepLine(series.map((s) => s.p99Ms), x, y, '#d62728', 1.5),
-    stepLine(series.map((s) => s.p50Ms), x, y, '#1f77b4', 1.5),
+    stepLine(
+      series.map((s) => s.p99Ms),
+      x,
+      y,
+      '#d62728',
+      1.5,
+    ),
+    stepLine(
+      series.map((s) => s.p50Ms),
+      x,
+      y,
+      '#1f77b4',
+      1.5,
+    ),
     `<text x="${MARGIN.left - 12}" y="${top + LATENCY.height / 2 - 8}" text-anchor="end">latency (ms)</text>`,
     `<text x="${MARGIN.left - 12}" y="${top + LATENCY.height / 2 + 8}" text-anchor="end"><tspan fill="#1f77b4">p50</tspan> / <tspan fill="#d62728">p99</tspan> per second</text>`,
   ];
@@ -119,13 +176,21 @@ function latencyPanel(series: readonly Second[], x: (ms: number) => number, plot
 
 function faultLanes(record: RunRecord, x: (ms: number) => number, plotWidth: number): string[] {
   const totals = record.faultTotals();
-  const parts = [`<text x="${MARGIN.left}" y="${FAULTS_TOP - 10}" font-weight="600">faults injected (one tick per injection; count in brackets)</text>`];
+  const parts = [
+    `<text x="${MARGIN.left}" y="${FAULTS_TOP - 10}" font-weight="600">faults injected (one tick per injection; count in brackets)</text>`,
+  ];
   FAULT_KINDS.forEach((kind: FaultKind, lane) => {
     const rowY = FAULTS_TOP + lane * LANE_PX;
-    parts.push(`<rect x="${MARGIN.left}" y="${rowY}" width="${plotWidth}" height="${LANE_PX - 2}" fill="${lane % 2 === 0 ? '#f7f7f7' : '#ffffff'}"/>`);
-    parts.push(`<text x="${MARGIN.left - 8}" y="${rowY + LANE_PX - 5}" text-anchor="end">${escapeXml(`${kind} (${totals.get(kind) ?? 0})`)}</text>`);
+    parts.push(
+      `<rect x="${MARGIN.left}" y="${rowY}" width="${plotWidth}" height="${LANE_PX - 2}" fill="${lane % 2 === 0 ? '#f7f7f7' : '#ffffff'}"/>`,
+    );
+    parts.push(
+      `<text x="${MARGIN.left - 8}" y="${rowY + LANE_PX - 5}" text-anchor="end">${escapeXml(`${kind} (${totals.get(kind) ?? 0})`)}</text>`,
+    );
     for (const event of record.faults.filter((candidate) => candidate.kind === kind)) {
-      parts.push(`<line x1="${x(event.atMs).toFixed(1)}" x2="${x(event.atMs).toFixed(1)}" y1="${rowY + 1}" y2="${rowY + LANE_PX - 3}" stroke="${kind.startsWith('kill') ? '#d62728' : '#444444'}" stroke-width="1.5"/>`);
+      parts.push(
+        `<line x1="${x(event.atMs).toFixed(1)}" x2="${x(event.atMs).toFixed(1)}" y1="${rowY + 1}" y2="${rowY + LANE_PX - 3}" stroke="${kind.startsWith('kill') ? '#d62728' : '#444444'}" stroke-width="1.5"/>`,
+      );
     }
   });
   return parts;
@@ -159,8 +224,12 @@ function legend(left: number, top: number): string[] {
 function gridlines(yMax: number, yStep: number, y: (value: number) => number, plotWidth: number): string[] {
   const lines: string[] = [];
   for (let value = 0; value <= yMax; value += yStep) {
-    lines.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#dddddd"/>`);
-    lines.push(`<text x="${MARGIN.left + plotWidth + 4}" y="${(y(value) + 4).toFixed(1)}" font-size="10" fill="#555555">${value}</text>`);
+    lines.push(
+      `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#dddddd"/>`,
+    );
+    lines.push(
+      `<text x="${MARGIN.left + plotWidth + 4}" y="${(y(value) + 4).toFixed(1)}" font-size="10" fill="#555555">${value}</text>`,
+    );
   }
   return lines;
 }
@@ -175,8 +244,18 @@ function timeAxis(seconds: number, x: (ms: number) => number, top: number): stri
   return ticks;
 }
 
-function stepLine(values: readonly number[], x: (ms: number) => number, y: (value: number) => number, colour: string, widthPx: number): string {
-  const points = values.flatMap((value, i) => (Number.isFinite(value) ? [`${x(i * 1000).toFixed(1)},${y(value).toFixed(1)}`, `${x((i + 1) * 1000).toFixed(1)},${y(value).toFixed(1)}`] : []));
+function stepLine(
+  values: readonly number[],
+  x: (ms: number) => number,
+  y: (value: number) => number,
+  colour: string,
+  widthPx: number,
+): string {
+  const points = values.flatMap((value, i) =>
+    Number.isFinite(value)
+      ? [`${x(i * 1000).toFixed(1)},${y(value).toFixed(1)}`, `${x((i + 1) * 1000).toFixed(1)},${y(value).toFixed(1)}`]
+      : [],
+  );
   return `<polyline fill="none" stroke="${colour}" stroke-width="${widthPx}" stroke-linejoin="round" points="${points.join(' ')}"/>`;
 }
 

@@ -51,8 +51,17 @@ export interface FaultScheduleOptions {
   readonly cycleMs?: number;
 }
 
-const KILL_POINTS: readonly OneOffFault['kind'][] = ['kill-after-reserve', 'kill-after-begin-effect', 'kill-after-charge'];
-const PER_CYCLE: readonly OneOffFault['kind'][] = ['response-dropped-after-reserve', 'response-dropped-after-commit', 'sqs-redelivery', 'outbox-redispatch'];
+const KILL_POINTS: readonly OneOffFault['kind'][] = [
+  'kill-after-reserve',
+  'kill-after-begin-effect',
+  'kill-after-charge',
+];
+const PER_CYCLE: readonly OneOffFault['kind'][] = [
+  'response-dropped-after-reserve',
+  'response-dropped-after-commit',
+  'sqs-redelivery',
+  'outbox-redispatch',
+];
 /** One-off faults are not scheduled this close to the end, so they can still fire. */
 const TAIL_MS = 2_000;
 
@@ -71,18 +80,35 @@ export function buildFaultSchedule(options: FaultScheduleOptions): FaultSchedule
   for (let startMs = 0; startMs < options.durationMs; startMs += cycleMs) {
     const cycleEndMs = Math.min(startMs + cycleMs, options.durationMs);
     const throttleStartMs = within(startMs + 1_000, cycleMs * 0.5);
-    windows.push({ kind: 'dynamodb-throttle', startMs: throttleStartMs, endMs: throttleStartMs + 1_500 + Math.floor(random() * 1_500), share: 0.2 + random() * 0.3, latencyMs: 0 });
+    windows.push({
+      kind: 'dynamodb-throttle',
+      startMs: throttleStartMs,
+      endMs: throttleStartMs + 1_500 + Math.floor(random() * 1_500),
+      share: 0.2 + random() * 0.3,
+      latencyMs: 0,
+    });
     const slowStartMs = within(startMs + 1_000, cycleMs * 0.6);
-    windows.push({ kind: 'dynamodb-latency', startMs: slowStartMs, endMs: slowStartMs + 1_000 + Math.floor(random() * 1_500), share: 0.3, latencyMs: 100 + Math.floor(random() * 400) });
+    windows.push({
+      kind: 'dynamodb-latency',
+      startMs: slowStartMs,
+      endMs: slowStartMs + 1_000 + Math.floor(random() * 1_500),
+      share: 0.3,
+      latencyMs: 100 + Math.floor(random() * 400),
+    });
     for (const kind of PER_CYCLE) oneOffs.push({ kind, atMs: within(startMs + 500, cycleEndMs - startMs - 1_000) });
   }
   // One kill per cycle, but at least one of each kill point however short the run.
   const killIntervalMs = Math.min(cycleMs, (options.durationMs - TAIL_MS) / KILL_POINTS.length);
   for (let i = 0, startMs = 0; startMs < options.durationMs - TAIL_MS; i++, startMs += killIntervalMs) {
-    oneOffs.push({ kind: KILL_POINTS[i % KILL_POINTS.length]!, atMs: within(startMs + killIntervalMs * 0.2, killIntervalMs * 0.6) });
+    oneOffs.push({
+      kind: KILL_POINTS[i % KILL_POINTS.length]!,
+      atMs: within(startMs + killIntervalMs * 0.2, killIntervalMs * 0.6),
+    });
   }
   return {
-    windows: windows.filter((window) => window.startMs < options.durationMs).map((window) => ({ ...window, endMs: Math.min(window.endMs, options.durationMs) })),
+    windows: windows
+      .filter((window) => window.startMs < options.durationMs)
+      .map((window) => ({ ...window, endMs: Math.min(window.endMs, options.durationMs) })),
     oneOffs: oneOffs.filter((fault) => fault.atMs < options.durationMs - TAIL_MS).sort((a, b) => a.atMs - b.atMs),
   };
 }

@@ -47,17 +47,29 @@ export class SoakGateway {
   /** The example API's three routes, each invoking a worker. */
   routes(): Route[] {
     return [
-      { routeKey: 'POST /payments', handler: (event) => this.invoke('POST /payments', PaymentsOperation.createPayment, event) },
+      {
+        routeKey: 'POST /payments',
+        handler: (event) => this.invoke('POST /payments', PaymentsOperation.createPayment, event),
+      },
       { routeKey: 'GET /payments/{id}', handler: (event) => this.invoke('GET /payments/{id}', undefined, event) },
-      { routeKey: 'POST /payments/{id}/refunds', handler: (event) => this.invoke('POST /payments/{id}/refunds', PaymentsOperation.createRefund, event) },
+      {
+        routeKey: 'POST /payments/{id}/refunds',
+        handler: (event) => this.invoke('POST /payments/{id}/refunds', PaymentsOperation.createRefund, event),
+      },
     ];
   }
 
-  private async invoke(routeKey: string, operation: string | undefined, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  private async invoke(
+    routeKey: string,
+    operation: string | undefined,
+    event: APIGatewayProxyEventV2,
+  ): Promise<APIGatewayProxyStructuredResultV2> {
     const { planner, record, pool } = this.options;
     const nowMs = record.now();
     const active = this.options.faultsActive();
-    const { plan, handed } = operation ? planner.planWrite(nowMs, active) : { plan: planner.planRead(nowMs, active), handed: [] as HandedFaults };
+    const { plan, handed } = operation
+      ? planner.planWrite(nowMs, active)
+      : { plan: planner.planRead(nowMs, active), handed: [] as HandedFaults };
     const outcome = await pool.invoke(routeKey, event, plan);
     const key = event.headers['idempotency-key'];
     const pk = operation && key ? requestPk(LOCAL_TENANT, operation, key) : undefined;
@@ -65,11 +77,14 @@ export class SoakGateway {
       if (outcome.effectBegun && pk) this.effectNotCommitted.set(pk, 'killed');
       // A request that died alongside another one's kill point never met the faults it was handed.
       if (!outcome.killedAt) planner.handBack(handed);
-      record.functionError(`${routeKey}: ${outcome.killedAt ? `worker killed at its kill point (${outcome.killedAt})` : 'worker killed while it held this request beside another'}`);
+      record.functionError(
+        `${routeKey}: ${outcome.killedAt ? `worker killed at its kill point (${outcome.killedAt})` : 'worker killed while it held this request beside another'}`,
+      );
       return FUNCTION_ERROR;
     }
     this.recordFired(outcome.fired, nowMs);
-    if (outcome.kind === 'result' && outcome.effectBegun && pk && isCommitConflict(outcome.result)) this.effectNotCommitted.set(pk, 'commit refused');
+    if (outcome.kind === 'result' && outcome.effectBegun && pk && isCommitConflict(outcome.result))
+      this.effectNotCommitted.set(pk, 'commit refused');
     planner.handBack(handed.filter((fault) => !(fault.kind.startsWith('response-dropped-') && outcome.fired.dropped)));
     if (outcome.kind === 'result') return outcome.result;
     record.functionError(`${routeKey}: ${outcome.message}`);
@@ -81,7 +96,12 @@ export class SoakGateway {
     const { record } = this.options;
     record.fault('dynamodb-throttle', fired.throttled, startedAtMs);
     record.fault('dynamodb-latency', fired.delayed, startedAtMs);
-    if (fired.dropped) record.fault(fired.dropped === 'reserve' ? 'response-dropped-after-reserve' : 'response-dropped-after-commit', 1, startedAtMs);
+    if (fired.dropped)
+      record.fault(
+        fired.dropped === 'reserve' ? 'response-dropped-after-reserve' : 'response-dropped-after-commit',
+        1,
+        startedAtMs,
+      );
   }
 }
 

@@ -87,13 +87,21 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   const fail = (invariant: Invariant, detail: string) => violations.push({ invariant, detail });
   const count = (invariant: Invariant, n: number) => checked.set(invariant, (checked.get(invariant) ?? 0) + n);
 
-  const [journal, payments, stock] = await Promise.all([scanAll(input.doc, input.tables.journal), scanAll(input.doc, input.tables.payments), scanAll(input.doc, input.tables.stock)]);
+  const [journal, payments, stock] = await Promise.all([
+    scanAll(input.doc, input.tables.journal),
+    scanAll(input.doc, input.tables.payments),
+    scanAll(input.doc, input.tables.stock),
+  ]);
   checkPayments(input, payments, fail, count);
   checkRefunds(input, payments, fail, count);
   checkStock(input, journal, stock, payments, fail, count);
   const { unknownRecords, abandonedAfterCompletionFailure } = await checkRecords(input, journal, fail, count);
-  count('every operation got a final answer', new Set(input.exchanges.map((exchange) => exchange.key).filter(Boolean)).size);
-  for (const key of input.unsettledKeys) fail('every operation got a final answer', `key ${key} never got a final answer`);
+  count(
+    'every operation got a final answer',
+    new Set(input.exchanges.map((exchange) => exchange.key).filter(Boolean)).size,
+  );
+  for (const key of input.unsettledKeys)
+    fail('every operation got a final answer', `key ${key} never got a final answer`);
   return { violations, checked, unknownRecords, abandonedAfterCompletionFailure };
 }
 
@@ -104,7 +112,9 @@ function checkPayments(input: InvariantInput, payments: readonly Item[], fail: F
   const paymentsByOrder = groupBy(payments, (payment) => String(payment.orderId));
   const paymentIds = new Set(payments.map((payment) => String(payment.paymentId)));
   const okByKey = groupBy(
-    input.exchanges.filter((exchange) => exchange.route === 'create-payment' && exchange.status >= 200 && exchange.status < 300),
+    input.exchanges.filter(
+      (exchange) => exchange.route === 'create-payment' && exchange.status >= 200 && exchange.status < 300,
+    ),
     (exchange) => exchange.key!,
   );
   count('one payment per key that got a 2xx', okByKey.size);
@@ -113,17 +123,25 @@ function checkPayments(input: InvariantInput, payments: readonly Item[], fail: F
     const orderId = input.orderIdOfKey.get(key)!;
     answeredOrders.add(orderId);
     const stored = paymentsByOrder.get(orderId) ?? [];
-    if (stored.length !== 1) fail('one payment per key that got a 2xx', `key ${key}: ${stored.length} payments for order ${orderId}`);
+    if (stored.length !== 1)
+      fail('one payment per key that got a 2xx', `key ${key}: ${stored.length} payments for order ${orderId}`);
     count('every 2xx carries its payment', answers.length);
     const expected = stored[0]?.paymentId;
     for (const answer of answers) {
       if (answer.paymentId !== expected || !paymentIds.has(String(answer.paymentId))) {
-        fail('every 2xx carries its payment', `key ${key}: a ${answer.status} (${answer.scenario}) carried ${answer.paymentId}, the table holds ${String(expected)}`);
+        fail(
+          'every 2xx carries its payment',
+          `key ${key}: a ${answer.status} (${answer.scenario}) carried ${answer.paymentId}, the table holds ${String(expected)}`,
+        );
       }
     }
   }
   for (const [orderId, stored] of paymentsByOrder) {
-    if (!answeredOrders.has(orderId)) fail('one payment per key that got a 2xx', `order ${orderId}: ${stored.length} payment(s) no client was answered 2xx for`);
+    if (!answeredOrders.has(orderId))
+      fail(
+        'one payment per key that got a 2xx',
+        `order ${orderId}: ${stored.length} payment(s) no client was answered 2xx for`,
+      );
   }
 }
 
@@ -131,42 +149,71 @@ function checkRefunds(input: InvariantInput, payments: readonly Item[], fail: Fa
   const byId = new Map(payments.map((payment) => [String(payment.paymentId), payment]));
   count('refunds never exceed the amount', payments.length);
   for (const payment of payments) {
-    if (payment.refundId !== undefined && !(Number(payment.refundedAmount) > 0 && Number(payment.refundedAmount) <= Number(payment.amount))) {
-      fail('refunds never exceed the amount', `payment ${String(payment.paymentId)}: refunded ${String(payment.refundedAmount)} of ${String(payment.amount)}`);
+    if (
+      payment.refundId !== undefined &&
+      !(Number(payment.refundedAmount) > 0 && Number(payment.refundedAmount) <= Number(payment.amount))
+    ) {
+      fail(
+        'refunds never exceed the amount',
+        `payment ${String(payment.paymentId)}: refunded ${String(payment.refundedAmount)} of ${String(payment.amount)}`,
+      );
     }
   }
-  const refundAnswers = input.exchanges.filter((exchange) => exchange.route === 'create-refund' && exchange.status >= 200 && exchange.status < 300);
+  const refundAnswers = input.exchanges.filter(
+    (exchange) => exchange.route === 'create-refund' && exchange.status >= 200 && exchange.status < 300,
+  );
   count('every 2xx carries its payment', refundAnswers.length);
   for (const answer of refundAnswers) {
     const payment = byId.get(String(answer.paymentId));
     if (!payment || payment.refundId !== answer.refundId) {
-      fail('every 2xx carries its payment', `refund key ${answer.key}: a ${answer.status} carried refund ${answer.refundId}, payment ${String(answer.paymentId)} holds ${String(payment?.refundId)}`);
+      fail(
+        'every 2xx carries its payment',
+        `refund key ${answer.key}: a ${answer.status} carried refund ${answer.refundId}, payment ${String(answer.paymentId)} holds ${String(payment?.refundId)}`,
+      );
     }
   }
 }
 
-function checkStock(input: InvariantInput, journal: readonly Item[], stock: readonly Item[], payments: readonly Item[], fail: Fail, count: Count): void {
+function checkStock(
+  input: InvariantInput,
+  journal: readonly Item[],
+  stock: readonly Item[],
+  payments: readonly Item[],
+  fail: Fail,
+  count: Count,
+): void {
   const invariant: Invariant = 'stock reserved once per order event';
   const records = new Map(journal.map((item) => [String(item.pk), item]));
-  const events = journal.filter((item) => String(item.pk).startsWith(RecordPrefix.outbox) && item.type === PaymentsEventType.orderConfirmed);
+  const events = journal.filter(
+    (item) => String(item.pk).startsWith(RecordPrefix.outbox) && item.type === PaymentsEventType.orderConfirmed,
+  );
   count(invariant, events.length);
   const reserved = new Map<string, number>();
   const eventPayments = new Set<string>();
   for (const event of events) {
-    const detail = JSON.parse(String(event.detail)) as { paymentId: string; items: { sku: string; quantity: number }[] };
+    const detail = JSON.parse(String(event.detail)) as {
+      paymentId: string;
+      items: { sku: string; quantity: number }[];
+    };
     eventPayments.add(detail.paymentId);
     for (const item of detail.items) reserved.set(item.sku, (reserved.get(item.sku) ?? 0) + item.quantity);
     if (event.dispatchedAt === undefined) fail(invariant, `event ${String(event.eventId)} was never dispatched`);
     const inbox = records.get(messagePk(ORDER_EVENTS_CONSUMER, String(event.eventId)));
-    if (inbox?.status !== RecordStatus.completed) fail(invariant, `event ${String(event.eventId)}: inbox record ${inbox ? String(inbox.status) : 'missing'}`);
+    if (inbox?.status !== RecordStatus.completed)
+      fail(invariant, `event ${String(event.eventId)}: inbox record ${inbox ? String(inbox.status) : 'missing'}`);
   }
   for (const payment of payments) {
-    if (!eventPayments.has(String(payment.paymentId))) fail(invariant, `payment ${String(payment.paymentId)} has no order.confirmed event`);
+    if (!eventPayments.has(String(payment.paymentId)))
+      fail(invariant, `payment ${String(payment.paymentId)} has no order.confirmed event`);
   }
   for (const [sku, initial] of input.initialStock) {
     const available = Number(stock.find((item) => item.sku === sku)?.available);
     const expected = initial - (reserved.get(sku) ?? 0);
-    if (available !== expected) fail(invariant, `${sku}: ${available} available, ${expected} expected (${initial} seeded − ${reserved.get(sku) ?? 0} ordered)`);
+    if (available !== expected)
+      fail(
+        invariant,
+        `${sku}: ${available} available, ${expected} expected (${initial} seeded − ${reserved.get(sku) ?? 0} ordered)`,
+      );
   }
 }
 
@@ -177,14 +224,20 @@ async function checkRecords(
   fail: Fail,
   count: Count,
 ): Promise<{ unknownRecords: Map<string, number>; abandonedAfterCompletionFailure: string[] }> {
-  const guarded = journal.filter((item) => String(item.pk).startsWith(RecordPrefix.request) || String(item.pk).startsWith(RecordPrefix.message));
+  const guarded = journal.filter(
+    (item) => String(item.pk).startsWith(RecordPrefix.request) || String(item.pk).startsWith(RecordPrefix.message),
+  );
   count('no record IN_PROGRESS past its lease', guarded.length);
   const abandonedAfterCompletionFailure: string[] = [];
   for (const item of guarded) {
     if (item.status !== RecordStatus.inProgress || Number(item.leaseUntil) >= input.nowEpochMs) continue;
     const pk = String(item.pk);
     if (input.completionFailures.has(attemptOf(pk))) abandonedAfterCompletionFailure.push(pk);
-    else fail('no record IN_PROGRESS past its lease', `${pk}: lease ended ${input.nowEpochMs - Number(item.leaseUntil)} ms ago`);
+    else
+      fail(
+        'no record IN_PROGRESS past its lease',
+        `${pk}: lease ended ${input.nowEpochMs - Number(item.leaseUntil)} ms ago`,
+      );
   }
   const unknown = guarded.filter((item) => item.status === RecordStatus.unknown).map((item) => String(item.pk));
   count('UNKNOWN only where an effect began and did not commit', unknown.length);
@@ -193,12 +246,20 @@ async function checkRecords(
   for (const pk of unknown) {
     const cause = input.effectNotCommitted.get(pk);
     if (cause) byCause.set(cause, (byCause.get(cause) ?? 0) + 1);
-    else fail('UNKNOWN only where an effect began and did not commit', `${pk} is UNKNOWN, but no request under it was killed or refused after beginEffect`);
+    else
+      fail(
+        'UNKNOWN only where an effect began and did not commit',
+        `${pk} is UNKNOWN, but no request under it was killed or refused after beginEffect`,
+      );
   }
   const listed = await stuckRecords(input);
   count('every record left behind listed by idemkit stuck', abandonedAfterCompletionFailure.length);
   for (const pk of [...unknown, ...abandonedAfterCompletionFailure]) {
-    if (!listed.has(pk)) fail('every record left behind listed by idemkit stuck', `${pk} is left behind but idemkit stuck does not list it`);
+    if (!listed.has(pk))
+      fail(
+        'every record left behind listed by idemkit stuck',
+        `${pk} is left behind but idemkit stuck does not list it`,
+      );
   }
   return { unknownRecords: byCause, abandonedAfterCompletionFailure };
 }
@@ -207,10 +268,13 @@ async function checkRecords(
 async function stuckRecords(input: InvariantInput): Promise<Set<string>> {
   let out = '';
   let err = '';
-  const code = await runCli(['--table', input.tables.journal, '--endpoint', input.endpoint, '--region', 'us-east-1', 'stuck', '--json'], {
-    out: (text) => (out += text),
-    err: (text) => (err += text),
-  });
+  const code = await runCli(
+    ['--table', input.tables.journal, '--endpoint', input.endpoint, '--region', 'us-east-1', 'stuck', '--json'],
+    {
+      out: (text) => (out += text),
+      err: (text) => (err += text),
+    },
+  );
   if (code !== 0) throw new Error(`idemkit stuck failed (${code}): ${err}`);
   return new Set((JSON.parse(out) as { pk: string }[]).map((record) => record.pk));
 }
@@ -226,7 +290,9 @@ async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await doc.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    const out = await doc.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
+    );
     items.push(...((out.Items ?? []) as Item[]));
     startKey = out.LastEvaluatedKey;
   } while (startKey);

@@ -62,18 +62,47 @@ function parseArguments(argv: readonly string[]): CliOptions {
     .option('--json <file>', 'also write the figures as JSON')
     .option('--trace <file>', 'also write every request, answer and fault as JSON, to look into a violation')
     .parse([...argv], { from: 'user' });
-  const opts = program.opts<{ duration: number; rate: number; seed: number; workers: number; out: string; json?: string; trace?: string }>();
-  return { durationSeconds: opts.duration, ratePerSecond: opts.rate, seed: opts.seed, workers: opts.workers, out: opts.out, json: opts.json, trace: opts.trace };
+  const opts = program.opts<{
+    duration: number;
+    rate: number;
+    seed: number;
+    workers: number;
+    out: string;
+    json?: string;
+    trace?: string;
+  }>();
+  return {
+    durationSeconds: opts.duration,
+    ratePerSecond: opts.rate,
+    seed: opts.seed,
+    workers: opts.workers,
+    out: opts.out,
+    json: opts.json,
+    trace: opts.trace,
+  };
 }
 
 async function run(options: CliOptions, shutdown: Shutdown, log: (line: string) => void): Promise<number> {
   // The operator CLI and every SDK client here talk to the local services only.
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1', POWERTOOLS_METRICS_DISABLED: 'true' });
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: 'us-east-1',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
   const durationMs = options.durationSeconds * 1000;
   log(`starting DynamoDB Local, the SQS emulator and ${options.workers} handler workers on 127.0.0.1`);
-  const stack = await shutdown.start('DynamoDB Local and the SQS emulator', startLocalPaymentsStack({ signal: shutdown.signal, visibilityTimeoutSeconds: 5 }));
+  const stack = await shutdown.start(
+    'DynamoDB Local and the SQS emulator',
+    startLocalPaymentsStack({ signal: shutdown.signal, visibilityTimeoutSeconds: 5 }),
+  );
   for (const sku of SOAK_SKUS) {
-    await stack.client.send(new PutItemCommand({ TableName: stack.tables.stock, Item: { [ExampleTableKey.stock]: { S: sku }, available: { N: String(INITIAL_STOCK) } } }));
+    await stack.client.send(
+      new PutItemCommand({
+        TableName: stack.tables.stock,
+        Item: { [ExampleTableKey.stock]: { S: sku }, available: { N: String(INITIAL_STOCK) } },
+      }),
+    );
   }
 
   // Run time counts from the start of the load; the warm-up before it is stamped against its own start.
@@ -89,19 +118,42 @@ async function run(options: CliOptions, shutdown: Shutdown, log: (line: string) 
     onLogLine: (line) => record.guardLogLine(line),
     onKill: (_pid, point) => record.fault(`kill-${point}`),
   });
-  await shutdown.start('the handler workers', pool.start().then(() => pool));
+  await shutdown.start(
+    'the handler workers',
+    pool.start().then(() => pool),
+  );
   const gateway = new SoakGateway({ pool, planner, record, faultsActive });
-  const api = await shutdown.start('the API', serveRoutes(gateway.routes(), 0, () => undefined));
-  const relay = new SoakRelay({ stack, planner, record, faultsActive, seed: options.seed, consumerTimeoutMs: CONSUMER_TIMEOUT_MS, batchSize: 5 });
+  const api = await shutdown.start(
+    'the API',
+    serveRoutes(gateway.routes(), 0, () => undefined),
+  );
+  const relay = new SoakRelay({
+    stack,
+    planner,
+    record,
+    faultsActive,
+    seed: options.seed,
+    consumerTimeoutMs: CONSUMER_TIMEOUT_MS,
+    batchSize: 5,
+  });
   relay.start();
   shutdown.onStop('the outbox relay and the consumer', () => relay.stop());
   const budget = new RetryBudget({ ratio: 0.2, minPerSecond: 2 });
-  const traffic = new Traffic({ origin: api.url, ratePerSecond: options.ratePerSecond, durationMs, seed: options.seed, record, budget });
+  const traffic = new Traffic({
+    origin: api.url,
+    ratePerSecond: options.ratePerSecond,
+    durationMs,
+    seed: options.seed,
+    record,
+    budget,
+  });
   shutdown.onStop('the clients', () => traffic.close());
 
   log('warming up: a few payments, a read and a refund, no faults');
   await traffic.warmUp(WARM_UP_PAYMENTS);
-  log(`load: ${options.ratePerSecond} client actions/s for ${options.durationSeconds} s, seed ${options.seed}, ${schedule.oneOffs.length} one-off faults and ${schedule.windows.length} fault windows scheduled`);
+  log(
+    `load: ${options.ratePerSecond} client actions/s for ${options.durationSeconds} s, seed ${options.seed}, ${schedule.oneOffs.length} one-off faults and ${schedule.windows.length} fault windows scheduled`,
+  );
   clockStartedAt = performance.now();
   loading = true;
   const progress = setInterval(() => log(progressLine(record)), 10_000);
@@ -125,7 +177,14 @@ async function run(options: CliOptions, shutdown: Shutdown, log: (line: string) 
     unsettledKeys: unsettled,
     nowEpochMs: Date.now(),
   });
-  const extraViolations: Violation[] = drained ? [] : [{ invariant: 'stock reserved once per order event', detail: `the outbox and the queue did not drain in ${DRAIN_TIMEOUT_MS / 1000} s` }];
+  const extraViolations: Violation[] = drained
+    ? []
+    : [
+        {
+          invariant: 'stock reserved once per order event',
+          detail: `the outbox and the queue did not drain in ${DRAIN_TIMEOUT_MS / 1000} s`,
+        },
+      ];
   const summary = summarize({
     settings: options,
     record,
@@ -137,16 +196,25 @@ async function run(options: CliOptions, shutdown: Shutdown, log: (line: string) 
     drained,
   });
   writeOutputs(options, summary, record, schedule.windows);
-  log(`${summary.passed ? 'PASSED' : 'FAILED'}: ${summary.violations.length} invariant violations; faults ${JSON.stringify(summary.faults)}`);
-  for (const violation of summary.violations.slice(0, 20)) log(`  violation: ${violation.invariant}: ${violation.detail}`);
+  log(
+    `${summary.passed ? 'PASSED' : 'FAILED'}: ${summary.violations.length} invariant violations; faults ${JSON.stringify(summary.faults)}`,
+  );
+  for (const violation of summary.violations.slice(0, 20))
+    log(`  violation: ${violation.invariant}: ${violation.detail}`);
   if (summary.faultKindsMissing.length > 0) log(`  never injected: ${summary.faultKindsMissing.join(', ')}`);
   return summary.passed ? 0 : 1;
 }
 
-function writeOutputs(options: CliOptions, summary: ReturnType<typeof summarize>, record: RunRecord, windows: Parameters<typeof renderSoakChart>[1]['windows']): void {
+function writeOutputs(
+  options: CliOptions,
+  summary: ReturnType<typeof summarize>,
+  record: RunRecord,
+  windows: Parameters<typeof renderSoakChart>[1]['windows'],
+): void {
   const outDir = resolve(options.out);
   mkdirSync(outDir, { recursive: true });
-  const defaults = options.durationSeconds === 120 && options.ratePerSecond === 6 && options.seed === 1 && options.workers === 3;
+  const defaults =
+    options.durationSeconds === 120 && options.ratePerSecond === 6 && options.seed === 1 && options.workers === 3;
   const command = `npm run soak${defaults ? '' : ` -- --duration ${options.durationSeconds} --rate ${options.ratePerSecond} --seed ${options.seed} --workers ${options.workers}`}`;
   const chart = renderSoakChart(record, {
     title: `Soak: ${options.ratePerSecond} client actions/s for ${options.durationSeconds} s under injected faults — ${summary.violations.length} invariant violations`,
@@ -157,10 +225,24 @@ function writeOutputs(options: CliOptions, summary: ReturnType<typeof summarize>
   });
   writeFileSync(join(outDir, 'soak.svg'), chart);
   const machine = `${cpus().length} cores shared with other work, Node ${process.version}`;
-  writeFileSync(join(outDir, 'soak.md'), renderReport(summary, { command, date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', machine, chartFile: 'soak.svg' }));
+  writeFileSync(
+    join(outDir, 'soak.md'),
+    renderReport(summary, {
+      command,
+      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      machine,
+      chartFile: 'soak.svg',
+    }),
+  );
   if (options.json) writeFileSync(resolve(options.json), `${JSON.stringify(summary, null, 2)}\n`);
-  if (options.trace) writeFileSync(resolve(options.trace), `${JSON.stringify({ exchanges: record.exchanges, faults: record.faults, arrivals: record.arrivals, guardLines: record.guardLines, functionErrors: Object.fromEntries(record.functionErrors) }, null, 1)}\n`);
-  process.stdout.write(`report: ${relative(ROOT, join(outDir, 'soak.md'))}, chart: ${relative(ROOT, join(outDir, 'soak.svg'))}\n`);
+  if (options.trace)
+    writeFileSync(
+      resolve(options.trace),
+      `${JSON.stringify({ exchanges: record.exchanges, faults: record.faults, arrivals: record.arrivals, guardLines: record.guardLines, functionErrors: Object.fromEntries(record.functionErrors) }, null, 1)}\n`,
+    );
+  process.stdout.write(
+    `report: ${relative(ROOT, join(outDir, 'soak.md'))}, chart: ${relative(ROOT, join(outDir, 'soak.svg'))}\n`,
+  );
 }
 
 function progressLine(record: RunRecord): string {

@@ -54,13 +54,23 @@ export class SoakRelay {
   constructor(private readonly options: SoakRelayOptions) {
     const { stack, record } = options;
     this.random = seededRandom(options.seed ^ 0xbeef);
-    const consumerClient = new DynamoDBClient({ endpoint: stack.dynamodb.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const consumerClient = new DynamoDBClient({
+      endpoint: stack.dynamodb.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     addDynamoDBFaults(consumerClient, () => this.consumerFaults);
     const journal = new DynamoDBJournal({ tableName: stack.tables.journal, client: consumerClient });
     const logger = countingLogger(record);
     const consumer = createOrderEventsConsumer({ journal, stockTable: stack.tables.stock, guardOptions: { logger } });
-    this.consume = (event) => consumer(event, localLambdaContext({ functionName: 'order-events', timeoutMs: options.consumerTimeoutMs }));
-    this.dispatch = outboxDispatcher({ queueUrl: stack.orderEvents.url, client: stack.sqsClient, journalClient: stack.client, logger });
+    this.consume = (event) =>
+      consumer(event, localLambdaContext({ functionName: 'order-events', timeoutMs: options.consumerTimeoutMs }));
+    this.dispatch = outboxDispatcher({
+      queueUrl: stack.orderEvents.url,
+      client: stack.sqsClient,
+      journalClient: stack.client,
+      logger,
+    });
   }
 
   /** Starts relaying in the background. */
@@ -111,7 +121,9 @@ export class SoakRelay {
     const event = await stack.outboxStream.read();
     if (event.Records.length === 0) return 0;
     const response = (await this.dispatch(event)) ?? undefined;
-    const outboxInserts = event.Records.filter((r) => r.eventName === 'INSERT' && r.dynamodb?.Keys?.pk?.S?.startsWith(RecordPrefix.outbox)).length;
+    const outboxInserts = event.Records.filter(
+      (r) => r.eventName === 'INSERT' && r.dynamodb?.Keys?.pk?.S?.startsWith(RecordPrefix.outbox),
+    ).length;
     if (outboxInserts > 0 && this.options.faultsActive() && planner.takeQueueFault('outbox-redispatch', record.now())) {
       record.fault('outbox-redispatch', outboxInserts);
       return event.Records.length;
@@ -123,7 +135,10 @@ export class SoakRelay {
   /** One receive-invoke-delete cycle; a due redelivery fault deletes nothing, as a crash before the delete would. */
   private async consumeQueue(): Promise<number> {
     const { stack, planner, record } = this.options;
-    const messages = await receiveMessages(stack.sqsClient, stack.orderEvents.url, { max: this.options.batchSize, waitSeconds: 0 });
+    const messages = await receiveMessages(stack.sqsClient, stack.orderEvents.url, {
+      max: this.options.batchSize,
+      waitSeconds: 0,
+    });
     if (messages.length === 0) return 0;
     const active = this.options.faultsActive();
     const startedAtMs = record.now();
@@ -151,7 +166,8 @@ export class SoakRelay {
 
 /** A logger for the guard and the dispatcher that counts the guard's lines instead of printing them. */
 function countingLogger(record: RunRecord): never {
-  const line = (level: string) => (message: string, fields?: Record<string, unknown>) => record.guardLogLine(JSON.stringify({ level, message, ...fields }));
+  const line = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    record.guardLogLine(JSON.stringify({ level, message, ...fields }));
   return { debug: () => undefined, info: line('INFO'), warn: line('WARN'), error: line('ERROR') } as never;
 }
 

@@ -14,8 +14,19 @@ export interface SoakSettings {
 export interface SoakSummary {
   readonly settings: SoakSettings;
   readonly passed: boolean;
-  readonly rate: { readonly target: number; readonly achieved: number; readonly minPerSecond: number; readonly maxPerSecond: number; readonly arrivalLagP99Ms: number };
-  readonly requests: { readonly load: number; readonly settle: number; readonly retryClientRetries: number; readonly keys: number };
+  readonly rate: {
+    readonly target: number;
+    readonly achieved: number;
+    readonly minPerSecond: number;
+    readonly maxPerSecond: number;
+    readonly arrivalLagP99Ms: number;
+  };
+  readonly requests: {
+    readonly load: number;
+    readonly settle: number;
+    readonly retryClientRetries: number;
+    readonly keys: number;
+  };
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
   readonly answers: Record<StatusClass, number>;
   readonly statuses: Record<string, number>;
@@ -57,18 +68,25 @@ export function summarize(input: SummaryInput): SoakSummary {
   const { record, settings } = input;
   const load = record.exchanges.filter((exchange) => exchange.phase === 'load');
   const perSecond = new Array<number>(settings.durationSeconds).fill(0);
-  for (const arrival of record.arrivals) perSecond[Math.min(settings.durationSeconds - 1, Math.floor(arrival.atMs / 1000))]! += 1;
+  for (const arrival of record.arrivals)
+    perSecond[Math.min(settings.durationSeconds - 1, Math.floor(arrival.atMs / 1000))]! += 1;
   const latencies = load.filter((exchange) => exchange.status !== 0).map((exchange) => exchange.latencyMs);
   const answers = Object.fromEntries(STATUS_CLASSES.map((c) => [c, 0])) as Record<StatusClass, number>;
   const statuses: Record<string, number> = {};
   const measured = record.exchanges.filter((exchange) => exchange.phase !== 'warm-up');
   for (const exchange of measured) {
     answers[statusClass(exchange.status)] += 1;
-    const name = exchange.status === 0 ? 'no answer' : `${exchange.status}${exchange.problemType ? ` ${exchange.problemType.replace(/^.*:/, '')}` : ''}`;
+    const name =
+      exchange.status === 0
+        ? 'no answer'
+        : `${exchange.status}${exchange.problemType ? ` ${exchange.problemType.replace(/^.*:/, '')}` : ''}`;
     statuses[name] = (statuses[name] ?? 0) + 1;
   }
   const totals = record.faultTotals();
-  const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, totals.get(kind) ?? 0])) as Record<FaultKind, number>;
+  const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, totals.get(kind) ?? 0])) as Record<
+    FaultKind,
+    number
+  >;
   const faultKindsMissing = FAULT_KINDS.filter((kind) => faults[kind] === 0);
   const violations = [...input.invariants.violations, ...input.extraViolations];
   const arrivals = record.arrivals.length;
@@ -80,10 +98,25 @@ export function summarize(input: SummaryInput): SoakSummary {
       achieved: round(arrivals / settings.durationSeconds, 2),
       minPerSecond: Math.min(...perSecond),
       maxPerSecond: Math.max(...perSecond),
-      arrivalLagP99Ms: round(percentile(record.arrivals.map((arrival) => arrival.atMs - arrival.dueMs), 99), 1),
+      arrivalLagP99Ms: round(
+        percentile(
+          record.arrivals.map((arrival) => arrival.atMs - arrival.dueMs),
+          99,
+        ),
+        1,
+      ),
     },
-    requests: { load: load.length, settle: measured.length - load.length, retryClientRetries: input.retryClientRetries, keys: input.keys },
-    latencyMs: { p50: round(percentile(latencies, 50), 1), p99: round(percentile(latencies, 99), 1), max: round(Math.max(...latencies), 1) },
+    requests: {
+      load: load.length,
+      settle: measured.length - load.length,
+      retryClientRetries: input.retryClientRetries,
+      keys: input.keys,
+    },
+    latencyMs: {
+      p50: round(percentile(latencies, 50), 1),
+      p99: round(percentile(latencies, 99), 1),
+      max: round(Math.max(...latencies), 1),
+    },
     answers,
     statuses: sortedRecord(statuses),
     faults,
@@ -91,7 +124,9 @@ export function summarize(input: SummaryInput): SoakSummary {
     workerRestarts: input.workerRestarts,
     functionErrors: sortedRecord(Object.fromEntries(record.functionErrors)),
     violations,
-    checked: Object.fromEntries(INVARIANTS.map((invariant) => [invariant, input.invariants.checked.get(invariant) ?? 0])) as Record<Invariant, number>,
+    checked: Object.fromEntries(
+      INVARIANTS.map((invariant) => [invariant, input.invariants.checked.get(invariant) ?? 0]),
+    ) as Record<Invariant, number>,
     unknownRecords: Object.fromEntries(input.invariants.unknownRecords),
     abandonedAfterCompletionFailure: input.invariants.abandonedAfterCompletionFailure,
     guardStatuses: sortedRecord(Object.fromEntries(record.guardStatuses)),
@@ -100,7 +135,8 @@ export function summarize(input: SummaryInput): SoakSummary {
 }
 
 const FAULT_MEANING: Record<FaultKind, string> = {
-  'dynamodb-throttle': 'SDK attempts refused with `ProvisionedThroughputExceededException` (the SDK retries them with backoff)',
+  'dynamodb-throttle':
+    'SDK attempts refused with `ProvisionedThroughputExceededException` (the SDK retries them with backoff)',
   'dynamodb-latency': 'SDK attempts held back 100–500 ms before they were sent',
   'response-dropped-after-reserve': 'reservation `PutItem` landed, its answer lost; the SDK resent it',
   'response-dropped-after-commit': 'completion `TransactWriteItems` landed, its answer lost; the SDK resent it',
@@ -112,7 +148,10 @@ const FAULT_MEANING: Record<FaultKind, string> = {
 };
 
 /** The report `docs/soak.md`, regenerated by every full run. */
-export function renderReport(summary: SoakSummary, context: { readonly command: string; readonly date: string; readonly machine: string; readonly chartFile: string }): string {
+export function renderReport(
+  summary: SoakSummary,
+  context: { readonly command: string; readonly date: string; readonly machine: string; readonly chartFile: string },
+): string {
   const { rate, latencyMs, requests } = summary;
   const lines = [
     '# Soak run',
@@ -143,8 +182,13 @@ export function renderReport(summary: SoakSummary, context: { readonly command: 
     '',
     '| invariant | items checked | violations |',
     '|---|---:|---:|',
-    ...INVARIANTS.map((invariant) => `| ${invariant} | ${summary.checked[invariant]} | ${summary.violations.filter((v) => v.invariant === invariant).length} |`),
-    ...(summary.violations.length > 0 ? ['', '### Violations', '', ...summary.violations.slice(0, 50).map((v) => `- ${v.invariant}: ${v.detail}`)] : []),
+    ...INVARIANTS.map(
+      (invariant) =>
+        `| ${invariant} | ${summary.checked[invariant]} | ${summary.violations.filter((v) => v.invariant === invariant).length} |`,
+    ),
+    ...(summary.violations.length > 0
+      ? ['', '### Violations', '', ...summary.violations.slice(0, 50).map((v) => `- ${v.invariant}: ${v.detail}`)]
+      : []),
     '',
     '## Faults injected',
     '',
@@ -166,7 +210,7 @@ export function renderReport(summary: SoakSummary, context: { readonly command: 
     '',
     '## What the guard logged',
     '',
-    'Attempts by `idempotency_status`, from the guard\'s own log lines (HTTP operations and the queue consumer).',
+    "Attempts by `idempotency_status`, from the guard's own log lines (HTTP operations and the queue consumer).",
     '',
     '| operation, status | attempts |',
     '|---|---:|',
@@ -179,7 +223,10 @@ export function renderReport(summary: SoakSummary, context: { readonly command: 
 function unknownLine(byCause: Record<string, number>): string {
   const total = Object.values(byCause).reduce((a, b) => a + b, 0);
   if (total === 0) return '0';
-  const causes = Object.entries(byCause).map(([cause, count]) => `${count} ${cause === 'killed' ? 'killed after beginEffect' : 'whose commit was refused after beginEffect'}`);
+  const causes = Object.entries(byCause).map(
+    ([cause, count]) =>
+      `${count} ${cause === 'killed' ? 'killed after beginEffect' : 'whose commit was refused after beginEffect'}`,
+  );
   return `${total} (${causes.join(', ')}), each listed by \`idemkit stuck\``;
 }
 

@@ -86,11 +86,17 @@ export class RunRecord {
   guardLogLine(line: string): void {
     if (!line.startsWith('{')) return;
     try {
-      const entry = JSON.parse(line) as { idempotency_status?: string; operation?: string; message?: string; idempotency_key_hash?: string };
+      const entry = JSON.parse(line) as {
+        idempotency_status?: string;
+        operation?: string;
+        message?: string;
+        idempotency_key_hash?: string;
+      };
       // The per-attempt line names its operation (or consumer); other lines repeat a status already counted.
       if (entry.idempotency_status === undefined || entry.operation === undefined) return;
       this.guardLines.push(entry);
-      if (entry.message === COMPLETION_FAILED_MESSAGE) this.completionFailures.add(`${entry.operation} ${entry.idempotency_key_hash}`);
+      if (entry.message === COMPLETION_FAILED_MESSAGE)
+        this.completionFailures.add(`${entry.operation} ${entry.idempotency_key_hash}`);
       const name = `${entry.operation} ${entry.idempotency_status}`;
       this.guardStatuses.set(name, (this.guardStatuses.get(name) ?? 0) + 1);
     } catch {

@@ -117,7 +117,13 @@ export class Traffic {
     }
     const paid = this.completed[0];
     if (paid) {
-      await this.send({ route: 'get-payment', scenario: 'warm-up', phase: 'warm-up', path: `/payments/${encodeURIComponent(paid.paymentId!)}`, method: 'GET' });
+      await this.send({
+        route: 'get-payment',
+        scenario: 'warm-up',
+        phase: 'warm-up',
+        path: `/payments/${encodeURIComponent(paid.paymentId!)}`,
+        method: 'GET',
+      });
       await this.sendRefund(this.newRefundKey(paid), 'warm-up', 'warm-up');
     }
   }
@@ -135,7 +141,15 @@ export class Traffic {
       const open = this.openKeys();
       if (open.length === 0 || record.now() >= endMs) return open.map((entry) => entry.key);
       for (let i = 0; i < open.length; i += SETTLE_CONCURRENCY) {
-        await Promise.all(open.slice(i, i + SETTLE_CONCURRENCY).map((entry) => ('orderId' in entry ? this.sendPayment(entry, 'settle', 'settle') : this.sendRefund(entry, 'settle', 'settle'))));
+        await Promise.all(
+          open
+            .slice(i, i + SETTLE_CONCURRENCY)
+            .map((entry) =>
+              'orderId' in entry
+                ? this.sendPayment(entry, 'settle', 'settle')
+                : this.sendRefund(entry, 'settle', 'settle'),
+            ),
+        );
       }
       await sleep(1000);
     }
@@ -176,19 +190,33 @@ export class Traffic {
         return;
       }
       case 'retry-after-completion':
-        return this.completed.length > 0 ? void (await this.sendPayment(this.pick(this.completed), scenario)) : this.act('new-payment');
+        return this.completed.length > 0
+          ? void (await this.sendPayment(this.pick(this.completed), scenario))
+          : this.act('new-payment');
       case 'retry-after-ambiguous': {
         const ambiguous = [...this.payments.values()].filter((entry) => !entry.settled && entry.inFlight === 0);
-        return ambiguous.length > 0 ? void (await this.sendPayment(this.pick(ambiguous), scenario)) : this.act('retry-after-completion');
+        return ambiguous.length > 0
+          ? void (await this.sendPayment(this.pick(ambiguous), scenario))
+          : this.act('retry-after-completion');
       }
       case 'changed-body':
-        return this.completed.length > 0 ? void (await this.sendPayment(this.pick(this.completed), scenario, 'load', true)) : this.act('new-payment');
+        return this.completed.length > 0
+          ? void (await this.sendPayment(this.pick(this.completed), scenario, 'load', true))
+          : this.act('new-payment');
       case 'refund':
-        return this.completed.length > 0 ? void (await this.sendRefund(this.newRefundKey(this.pick(this.completed)), scenario)) : this.act('new-payment');
+        return this.completed.length > 0
+          ? void (await this.sendRefund(this.newRefundKey(this.pick(this.completed)), scenario))
+          : this.act('new-payment');
       case 'refund-retry':
-        return this.refunds.size > 0 ? void (await this.sendRefund(this.pick([...this.refunds.values()]), scenario)) : this.act('refund');
+        return this.refunds.size > 0
+          ? void (await this.sendRefund(this.pick([...this.refunds.values()]), scenario))
+          : this.act('refund');
       case 'get':
-        return this.completed.length > 0 ? void (await this.getPayment(this.random() < 0.9 ? this.pick(this.completed).paymentId! : `pay_unknown${this.keyCount}`)) : this.act('new-payment');
+        return this.completed.length > 0
+          ? void (await this.getPayment(
+              this.random() < 0.9 ? this.pick(this.completed).paymentId! : `pay_unknown${this.keyCount}`,
+            ))
+          : this.act('new-payment');
       case 'retry-client':
         return this.retryClientPayment(this.newPaymentKey());
       default:
@@ -199,10 +227,20 @@ export class Traffic {
   private newPaymentKey(): PaymentKey {
     const n = ++this.keyCount;
     const skus = SOAK_SKUS.filter(() => this.random() < 0.5);
-    const items = (skus.length > 0 ? skus : [SOAK_SKUS[n % SOAK_SKUS.length]!]).map((sku) => ({ sku, quantity: 1 + Math.floor(this.random() * 3) }));
+    const items = (skus.length > 0 ? skus : [SOAK_SKUS[n % SOAK_SKUS.length]!]).map((sku) => ({
+      sku,
+      quantity: 1 + Math.floor(this.random() * 3),
+    }));
     const amount = 100 + Math.floor(this.random() * 99_900);
     const orderId = `ord-${this.options.seed}-${n}`;
-    const entry: PaymentKey = { key: `soak-${this.options.seed}-${n}`, orderId, amount, body: JSON.stringify({ amount, currency: 'EUR', orderId, items }), inFlight: 0, settled: false };
+    const entry: PaymentKey = {
+      key: `soak-${this.options.seed}-${n}`,
+      orderId,
+      amount,
+      body: JSON.stringify({ amount, currency: 'EUR', orderId, items }),
+      inFlight: 0,
+      settled: false,
+    };
     this.payments.set(entry.key, entry);
     return entry;
   }
@@ -210,17 +248,43 @@ export class Traffic {
   private newRefundKey(payment: PaymentKey): RefundKey {
     const n = ++this.keyCount;
     const draw = this.random();
-    const body = draw < 0.35 ? { amount: payment.amount } : draw < 0.65 ? { amount: Math.max(1, Math.floor(payment.amount / 2)) } : draw < 0.85 ? {} : { amount: payment.amount + 1 };
-    const entry: RefundKey = { key: `soak-${this.options.seed}-r${n}`, paymentId: payment.paymentId!, body: JSON.stringify(body), inFlight: 0, settled: false };
+    const body =
+      draw < 0.35
+        ? { amount: payment.amount }
+        : draw < 0.65
+          ? { amount: Math.max(1, Math.floor(payment.amount / 2)) }
+          : draw < 0.85
+            ? {}
+            : { amount: payment.amount + 1 };
+    const entry: RefundKey = {
+      key: `soak-${this.options.seed}-r${n}`,
+      paymentId: payment.paymentId!,
+      body: JSON.stringify(body),
+      inFlight: 0,
+      settled: false,
+    };
     this.refunds.set(entry.key, entry);
     return entry;
   }
 
-  private async sendPayment(entry: PaymentKey, scenario: Scenario, phase: Exchange['phase'] = 'load', changedBody = false): Promise<void> {
+  private async sendPayment(
+    entry: PaymentKey,
+    scenario: Scenario,
+    phase: Exchange['phase'] = 'load',
+    changedBody = false,
+  ): Promise<void> {
     const body = changedBody ? JSON.stringify({ ...JSON.parse(entry.body), amount: entry.amount + 1 }) : entry.body;
     entry.inFlight += 1;
     try {
-      const exchange = await this.send({ route: 'create-payment', scenario, phase, path: '/payments', key: entry.key, body, changedBody });
+      const exchange = await this.send({
+        route: 'create-payment',
+        scenario,
+        phase,
+        path: '/payments',
+        key: entry.key,
+        body,
+        changedBody,
+      });
       this.onPaymentAnswer(entry, exchange);
     } finally {
       entry.inFlight -= 1;
@@ -230,7 +294,14 @@ export class Traffic {
   private async sendRefund(entry: RefundKey, scenario: Scenario, phase: Exchange['phase'] = 'load'): Promise<void> {
     entry.inFlight += 1;
     try {
-      const exchange = await this.send({ route: 'create-refund', scenario, phase, path: `/payments/${encodeURIComponent(entry.paymentId)}/refunds`, key: entry.key, body: entry.body });
+      const exchange = await this.send({
+        route: 'create-refund',
+        scenario,
+        phase,
+        path: `/payments/${encodeURIComponent(entry.paymentId)}/refunds`,
+        key: entry.key,
+        body: entry.body,
+      });
       if (isFinal(exchange)) entry.settled = true;
     } finally {
       entry.inFlight -= 1;
@@ -238,7 +309,13 @@ export class Traffic {
   }
 
   private async getPayment(paymentId: string): Promise<void> {
-    await this.send({ route: 'get-payment', scenario: 'get', phase: 'load', path: `/payments/${encodeURIComponent(paymentId)}`, method: 'GET' });
+    await this.send({
+      route: 'get-payment',
+      scenario: 'get',
+      phase: 'load',
+      path: `/payments/${encodeURIComponent(paymentId)}`,
+      method: 'GET',
+    });
   }
 
   /** A caller using the project's retry client: one key for every attempt, backoff, the shared budget. */
@@ -251,7 +328,14 @@ export class Traffic {
         {
           idempotencyKey: entry.key,
           attemptTimeoutMs: REQUEST_TIMEOUT_MS,
-          retry: { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 2_000, deadlineMs: 10_000, budget: this.options.budget, onRetry: () => void (this.retryClientRetries += 1) },
+          retry: {
+            maxAttempts: 5,
+            baseDelayMs: 200,
+            maxDelayMs: 2_000,
+            deadlineMs: 10_000,
+            budget: this.options.budget,
+            onRetry: () => void (this.retryClientRetries += 1),
+          },
           fetch: this.recordingFetch(entry),
         },
       );
@@ -271,13 +355,25 @@ export class Traffic {
       let text = '';
       let headers: Record<string, string> = {};
       try {
-        const response = await undiciFetch(String(url), { method: init?.method, headers: plainHeaders(new Headers(init?.headers)), body: init?.body as string, signal: init?.signal, dispatcher: this.pool });
+        const response = await undiciFetch(String(url), {
+          method: init?.method,
+          headers: plainHeaders(new Headers(init?.headers)),
+          body: init?.body as string,
+          signal: init?.signal,
+          dispatcher: this.pool,
+        });
         status = response.status;
         headers = plainHeaders(response.headers);
         text = await response.text();
         return new Response(text, { status, headers });
       } finally {
-        const exchange = toExchange({ route: 'create-payment', scenario: 'retry-client', phase: 'load', key: entry.key }, sentAtMs, record.now() - sentAtMs, status, text);
+        const exchange = toExchange(
+          { route: 'create-payment', scenario: 'retry-client', phase: 'load', key: entry.key },
+          sentAtMs,
+          record.now() - sentAtMs,
+          status,
+          text,
+        );
         record.exchange(exchange);
         this.onPaymentAnswer(entry, exchange);
       }
@@ -292,7 +388,16 @@ export class Traffic {
     if (isFinal(exchange)) entry.settled = true;
   }
 
-  private async send(request: { route: RouteName; scenario: Scenario; phase: Exchange['phase']; path: string; key?: string; body?: string; method?: string; changedBody?: boolean }): Promise<Exchange> {
+  private async send(request: {
+    route: RouteName;
+    scenario: Scenario;
+    phase: Exchange['phase'];
+    path: string;
+    key?: string;
+    body?: string;
+    method?: string;
+    changedBody?: boolean;
+  }): Promise<Exchange> {
     const { record } = this.options;
     const sentAtMs = record.now();
     let status = 0;
@@ -352,7 +457,9 @@ function toExchange(
   };
 }
 
-function plainHeaders(headers: { forEach(callback: (value: string, name: string) => void): void }): Record<string, string> {
+function plainHeaders(headers: {
+  forEach(callback: (value: string, name: string) => void): void;
+}): Record<string, string> {
   const plain: Record<string, string> = {};
   headers.forEach((value, name) => (plain[name] = value));
   return plain;

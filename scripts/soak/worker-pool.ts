@@ -15,19 +15,35 @@ export interface WorkerConfig {
 }
 
 /** Messages from the pool to a worker. */
-export type ToWorker = { readonly type: 'invoke'; readonly id: number; readonly routeKey: string; readonly event: APIGatewayProxyEventV2; readonly plan: InvocationPlan };
+export type ToWorker = {
+  readonly type: 'invoke';
+  readonly id: number;
+  readonly routeKey: string;
+  readonly event: APIGatewayProxyEventV2;
+  readonly plan: InvocationPlan;
+};
 
 /** Messages from a worker to the pool. */
 export type FromWorker =
   | { readonly type: 'ready' }
-  | { readonly type: 'result'; readonly id: number; readonly result: APIGatewayProxyStructuredResultV2; readonly fired: FiredFaults }
+  | {
+      readonly type: 'result';
+      readonly id: number;
+      readonly result: APIGatewayProxyStructuredResultV2;
+      readonly fired: FiredFaults;
+    }
   | { readonly type: 'error'; readonly id: number; readonly message: string; readonly fired: FiredFaults }
   | { readonly type: 'effect-begun'; readonly id: number }
   | { readonly type: 'kill-point'; readonly id: number; readonly point: KillPoint };
 
 /** How an invocation ended. */
 export type InvokeOutcome =
-  | { readonly kind: 'result'; readonly result: APIGatewayProxyStructuredResultV2; readonly fired: FiredFaults; readonly effectBegun: boolean }
+  | {
+      readonly kind: 'result';
+      readonly result: APIGatewayProxyStructuredResultV2;
+      readonly fired: FiredFaults;
+      readonly effectBegun: boolean;
+    }
   | { readonly kind: 'error'; readonly message: string; readonly fired: FiredFaults }
   /** The worker died while holding it: `killedAt` when this invocation reached the kill point, else it died alongside. */
   | { readonly kind: 'killed'; readonly killedAt?: KillPoint; readonly effectBegun: boolean };
@@ -129,7 +145,8 @@ export class WorkerPool {
       });
       child.once('exit', (code, signal) => {
         this.workers.delete(worker);
-        for (const invocation of worker.inFlight.values()) invocation.resolve({ kind: 'killed', killedAt: invocation.killedAt, effectBegun: invocation.effectBegun });
+        for (const invocation of worker.inFlight.values())
+          invocation.resolve({ kind: 'killed', killedAt: invocation.killedAt, effectBegun: invocation.effectBegun });
         worker.inFlight.clear();
         if (this.stopping) return resolve();
         if (!worker.started) {
@@ -158,7 +175,12 @@ export class WorkerPool {
         return;
       case 'result':
         worker.inFlight.delete(message.id);
-        invocation.resolve({ kind: 'result', result: message.result, fired: message.fired, effectBegun: invocation.effectBegun });
+        invocation.resolve({
+          kind: 'result',
+          result: message.result,
+          fired: message.fired,
+          effectBegun: invocation.effectBegun,
+        });
         return;
       case 'error':
         worker.inFlight.delete(message.id);
@@ -171,7 +193,8 @@ export class WorkerPool {
     for (;;) {
       if (this.broken) throw this.broken;
       const ready = [...this.workers].filter((worker) => worker.ready);
-      if (ready.length > 0) return ready.reduce((least, worker) => (worker.inFlight.size < least.inFlight.size ? worker : least));
+      if (ready.length > 0)
+        return ready.reduce((least, worker) => (worker.inFlight.size < least.inFlight.size ? worker : least));
       await new Promise<void>((wake) => this.waitingForReady.push(wake));
     }
   }

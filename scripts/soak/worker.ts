@@ -56,7 +56,11 @@ function watchedRail(rail: PaymentRail): PaymentRail {
   };
 }
 
-const client = new DynamoDBClient({ endpoint: config.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = new DynamoDBClient({
+  endpoint: config.dynamodbEndpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 addDynamoDBFaults(client, () => current.getStore()?.faults);
 const docClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 const journal = new DynamoDBJournal({ tableName: config.tables.journal, client });

@@ -2,15 +2,29 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { freePort } from '../../scripts/local/free-port.mjs';
 import { matchRoute } from '../../scripts/local-api/router.js';
-import { descendantsOf, isListening, killAll, npmStart, survivorsAfter, waitForOutput, type NpmStart } from './npm-start.js';
+import {
+  descendantsOf,
+  isListening,
+  killAll,
+  npmStart,
+  survivorsAfter,
+  waitForOutput,
+  type NpmStart,
+} from './npm-start.js';
 
 const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 describe('matchRoute', () => {
-  const routes = ['POST /payments', 'GET /payments/{id}', 'POST /payments/{id}/refunds'].map((routeKey) => ({ routeKey, handler: async () => ({ statusCode: 200 }) }));
+  const routes = ['POST /payments', 'GET /payments/{id}', 'POST /payments/{id}/refunds'].map((routeKey) => ({
+    routeKey,
+    handler: async () => ({ statusCode: 200 }),
+  }));
 
   it('captures path parameters and needs every literal segment', () => {
-    expect(matchRoute(routes, 'POST', '/payments/pay_1/refunds')).toMatchObject({ route: { routeKey: 'POST /payments/{id}/refunds' }, pathParameters: { id: 'pay_1' } });
+    expect(matchRoute(routes, 'POST', '/payments/pay_1/refunds')).toMatchObject({
+      route: { routeKey: 'POST /payments/{id}/refunds' },
+      pathParameters: { id: 'pay_1' },
+    });
     expect(matchRoute(routes, 'GET', '/payments/pay%201')?.pathParameters).toEqual({ id: 'pay 1' });
     expect(matchRoute(routes, 'GET', '/payments')).toBeUndefined();
     expect(matchRoute(routes, 'DELETE', '/payments/pay_1')).toBeUndefined();
@@ -31,7 +45,11 @@ describe('npm start (the local payments API)', () => {
   afterAll(() => killAll([run.child.pid!, ...descendantsOf(run.child.pid!)]));
 
   const post = (key: string | undefined, body: unknown) =>
-    fetch(`${url}/payments`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify(body) });
+    fetch(`${url}/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
   const order = { amount: 1999, currency: 'EUR', orderId: 'ord-1', items: [{ sku: 'sku-red-mug', quantity: 1 }] };
 
   it('creates, replays, refuses a changed request and a missing key, and serves the payment', async () => {
@@ -84,18 +102,22 @@ describe('npm start stops what it started on every exit path', () => {
 
   afterEach(() => killAll([...(run?.child.pid ? [run.child.pid] : []), ...started]));
 
-  it.each(['SIGINT', 'SIGHUP'] as const)('%s sent to npm leaves no process and no listener behind', async (signal) => {
-    const port = await freePort();
-    run = npmStart(port);
-    await waitForOutput(run, LISTENING);
-    started = descendantsOf(run.child.pid!);
-    // npm forwards SIGINT to the script but not SIGHUP: then the server notices its parent is gone.
-    run.child.kill(signal);
-    await run.exited;
-    expect(await survivorsAfter(started, 10_000)).toEqual([]);
-    expect(await isListening(port)).toBe(false);
-    expect(run.output()).toMatch(/stopped DynamoDB Local/);
-  }, 120_000);
+  it.each(['SIGINT', 'SIGHUP'] as const)(
+    '%s sent to npm leaves no process and no listener behind',
+    async (signal) => {
+      const port = await freePort();
+      run = npmStart(port);
+      await waitForOutput(run, LISTENING);
+      started = descendantsOf(run.child.pid!);
+      // npm forwards SIGINT to the script but not SIGHUP: then the server notices its parent is gone.
+      run.child.kill(signal);
+      await run.exited;
+      expect(await survivorsAfter(started, 10_000)).toEqual([]);
+      expect(await isListening(port)).toBe(false);
+      expect(run.output()).toMatch(/stopped DynamoDB Local/);
+    },
+    120_000,
+  );
 
   it('a signal during start-up stops the DynamoDB Local that is still starting', async () => {
     run = npmStart(await freePort());

@@ -22,7 +22,9 @@ export function npmStart(port: number): NpmStart {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return { child, output: () => output, exited };
 }
 
@@ -32,7 +34,8 @@ export async function waitForOutput(run: NpmStart, pattern: RegExp, timeoutMs = 
   for (;;) {
     const match = pattern.exec(run.output());
     if (match) return match;
-    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`npm start exited before ${pattern}:\n${run.output()}`);
+    if (run.child.exitCode !== null || run.child.signalCode !== null)
+      throw new Error(`npm start exited before ${pattern}:\n${run.output()}`);
     if (Date.now() > deadline) throw new Error(`no ${pattern} after ${timeoutMs} ms:\n${run.output()}`);
     await sleep(100);
   }

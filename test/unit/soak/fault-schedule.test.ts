@@ -1,4 +1,4 @@
-import { buildFaultSchedule, FAULT_KINDS, FaultPlanner } from '../../scripts/soak/fault-schedule.js';
+import { buildFaultSchedule, FAULT_KINDS, FaultPlanner } from '../../../scripts/soak/fault-schedule.js';
 
 describe('the soak fault schedule', () => {
   it('is the same for the same seed and different for another', () => {
@@ -7,13 +7,19 @@ describe('the soak fault schedule', () => {
     expect(buildFaultSchedule({ seed: 8, durationMs: 60_000 })).not.toEqual(first);
   });
 
-  it.each([20_000, 120_000])('holds every fault kind in a %i ms run, each one-off early enough to fire', (durationMs) => {
-    const schedule = buildFaultSchedule({ seed: 1, durationMs });
-    const kinds = new Set([...schedule.windows.map((window) => window.kind), ...schedule.oneOffs.map((fault) => fault.kind)]);
-    expect([...kinds].sort()).toEqual([...FAULT_KINDS].sort());
-    expect(Math.max(...schedule.oneOffs.map((fault) => fault.atMs))).toBeLessThan(durationMs - 2_000);
-    expect(schedule.windows.every((window) => window.endMs <= durationMs && window.share > 0)).toBe(true);
-  });
+  it.each([20_000, 120_000])(
+    'holds every fault kind in a %i ms run, each one-off early enough to fire',
+    (durationMs) => {
+      const schedule = buildFaultSchedule({ seed: 1, durationMs });
+      const kinds = new Set([
+        ...schedule.windows.map((window) => window.kind),
+        ...schedule.oneOffs.map((fault) => fault.kind),
+      ]);
+      expect([...kinds].sort()).toEqual([...FAULT_KINDS].sort());
+      expect(Math.max(...schedule.oneOffs.map((fault) => fault.atMs))).toBeLessThan(durationMs - 2_000);
+      expect(schedule.windows.every((window) => window.endMs <= durationMs && window.share > 0)).toBe(true);
+    },
+  );
 
   it('hands a due kill to one request only, and again once handed back', () => {
     const planner = new FaultPlanner({ windows: [], oneOffs: [{ kind: 'kill-after-charge', atMs: 1_000 }] }, 1);
@@ -27,7 +33,10 @@ describe('the soak fault schedule', () => {
 
   it('hands out nothing while faults are off, and applies a window only while it is open', () => {
     const planner = new FaultPlanner(
-      { windows: [{ kind: 'dynamodb-throttle', startMs: 1_000, endMs: 2_000, share: 0.4, latencyMs: 0 }], oneOffs: [{ kind: 'response-dropped-after-commit', atMs: 0 }] },
+      {
+        windows: [{ kind: 'dynamodb-throttle', startMs: 1_000, endMs: 2_000, share: 0.4, latencyMs: 0 }],
+        oneOffs: [{ kind: 'response-dropped-after-commit', atMs: 0 }],
+      },
       1,
     );
     expect(planner.planWrite(1_500, false).plan).toMatchObject({ throttleShare: 0, dropAfter: undefined });
