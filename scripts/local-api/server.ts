@@ -7,7 +7,7 @@ import { matchRoute, type Route } from './router.js';
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** Lambda's limit on a synchronous invocation's payload: the event as JSON, not only the body. */
-export const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
+const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 
 /** A running local API. */
 export interface ServedRoutes {

@@ -49,11 +49,6 @@ export class Shutdown {
     return this.controller.signal;
   }
 
-  /** Whether the run began stopping. */
-  get isStopping(): boolean {
-    return this.stopping !== undefined;
-  }
-
   /** Stops on SIGINT, SIGTERM and SIGHUP (exit code 0), and when the parent process goes away. */
   install(): this {
     for (const name of SIGNALS) process.on(name, () => void this.run(`received ${name}`, 0));

@@ -190,11 +190,6 @@ export class FaultPlanner {
     this.pending.sort((a, b) => a.atMs - b.atMs);
   }
 
-  /** One-off faults that never found a request to fire on. */
-  unfired(): readonly OneOffFault[] {
-    return [...this.pending];
-  }
-
   private takeDue(nowMs: number, matches: (kind: OneOffFault['kind']) => boolean): OneOffFault | undefined {
     const index = this.pending.findIndex((fault) => fault.atMs <= nowMs && matches(fault.kind));
     return index < 0 ? undefined : this.pending.splice(index, 1)[0];

@@ -427,7 +427,7 @@ export class Traffic {
 }
 
 /** Whether retrying cannot change this answer: a 2xx, or a 4xx other than 408, 429 and 409 in progress. */
-export function isFinal(exchange: Exchange): boolean {
+function isFinal(exchange: Exchange): boolean {
   if (exchange.changedBody) return false;
   if (exchange.status >= 200 && exchange.status < 300) return true;
   if (exchange.status === 409) return !exchange.problemType?.endsWith('request-in-progress');

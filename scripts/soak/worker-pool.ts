@@ -114,11 +114,6 @@ export class WorkerPool {
     });
   }
 
-  /** PIDs of the running workers. */
-  pids(): number[] {
-    return [...this.workers].map((worker) => worker.child.pid!);
-  }
-
   /** Stops every worker by its PID (SIGTERM, then SIGKILL after a grace period). */
   async stop(): Promise<void> {
     this.stopping = true;
