@@ -5,10 +5,12 @@ import { MetricName } from '../telemetry/metric-names.js';
 import { AttemptScope } from './scope.js';
 import type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
 import { Settler } from './settler.js';
+import { StagedOnlyAttempts, type StagedOnlyInvoke, type StagedOnlyOutcome } from './staged-only-attempt.js';
 import type { AttemptTrace } from './trace.js';
 import { assertStoredResponse } from './unstorable.js';
 
 export type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
+export type { HandlerOutcome, StagedOnlyInvoke, StagedOnlyOutcome } from './staged-only-attempt.js';
 
 const DEFAULT_LEASE_MS = 30_000;
 const LEASE_GRACE_MS = 1_000;
@@ -23,9 +25,20 @@ const RACED = Symbol('raced');
  */
 export class IdempotencyEngine {
   private readonly settler: Settler;
+  private readonly stagedOnly: StagedOnlyAttempts;
 
   constructor(readonly settings: EngineSettings) {
     this.settler = new Settler(settings);
+    this.stagedOnly = new StagedOnlyAttempts(settings);
+  }
+
+  /**
+   * Owns a whole attempt under `effects: 'staged-only'`: runs the handler through `invoke`,
+   * then commits its writes and the outcome in one transaction, or answers with the outcome
+   * another run committed.
+   */
+  runStagedOnly(request: AttemptRequest, invoke: StagedOnlyInvoke, trace: AttemptTrace): Promise<StagedOnlyOutcome> {
+    return this.stagedOnly.run(request, invoke, trace);
   }
 
   /** Admits an attempt: reserve or replay, or throw the typed error the situation calls for. */

@@ -1,4 +1,14 @@
-export { IdempotencyEngine, type Admission, type AttemptRequest, type EngineSettings, type RecoveryDecision, type Settlement } from './engine.js';
+export {
+  IdempotencyEngine,
+  type Admission,
+  type AttemptRequest,
+  type EngineSettings,
+  type HandlerOutcome,
+  type RecoveryDecision,
+  type Settlement,
+  type StagedOnlyInvoke,
+  type StagedOnlyOutcome,
+} from './engine.js';
 export { fingerprintOf, sha256Hex } from './fingerprint.js';
 export { LocalCache } from './local-cache.js';
 export { GUARD_OPTION_NAMES, checkFunction, checkNumber, rejectUnknownOptions, resolveGuardOptions, type GuardOptions } from './options.js';

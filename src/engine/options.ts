@@ -43,6 +43,19 @@ export interface GuardOptions extends TelemetryOptions {
    */
   readonly localCache?: { readonly maxItems: number };
   /**
+   * What the handler's effects are. `'any'` (the leased protocol): the key is reserved before
+   * the handler runs, and the handler may call anything (mark external effects with
+   * `beginEffect`). `'staged-only'`: the handler changes nothing but DynamoDB items, all
+   * queued with `stage`, `publish` and `claimUnique`; it runs first, and one
+   * `TransactWriteItems` commits its writes with the outcome and claims the key — a new key
+   * costs one DynamoDB call, and concurrent duplicates get the winner's outcome instead of 409.
+   * The handler may run more than once (only one run commits); `beginEffect`,
+   * `recordEvidence` and `heartbeat` reject with `StagedOnlyError`.
+   * @default 'any'
+   * @example httpIdempotency({ journal, effects: 'staged-only' })
+   */
+  readonly effects?: 'any' | 'staged-only';
+  /**
    * Epoch milliseconds now, for lease and expiry decisions.
    * @default Date.now
    */
@@ -50,7 +63,7 @@ export interface GuardOptions extends TelemetryOptions {
 }
 
 /** Names of {@link GuardOptions}, for unknown-option checks. */
-export const GUARD_OPTION_NAMES = ['journal', 'ttlSeconds', 'leaseMs', 'inProgress', 'waitMs', 'retryAfterSeconds', 'recover', 'localCache', 'clock', 'metrics', 'logger', 'namespace'] as const;
+export const GUARD_OPTION_NAMES = ['journal', 'ttlSeconds', 'leaseMs', 'inProgress', 'waitMs', 'retryAfterSeconds', 'recover', 'localCache', 'effects', 'clock', 'metrics', 'logger', 'namespace'] as const;
 
 /** Throws when `options` is not an object or holds a name outside `allowed`, naming it. */
 export function rejectUnknownOptions(factory: string, options: unknown, allowed: readonly string[]): void {
@@ -92,6 +105,13 @@ export function resolveGuardOptions(factory: string, options: GuardOptions): Eng
   if (options.namespace !== undefined && (typeof options.namespace !== 'string' || options.namespace.length === 0)) {
     throw new InvalidOptionsError(`${factory}: 'namespace' must be a non-empty string`);
   }
+  if (options.effects !== undefined && options.effects !== 'any' && options.effects !== 'staged-only') {
+    throw new InvalidOptionsError(`${factory}: 'effects' must be 'any' or 'staged-only'`);
+  }
+  if (options.effects === 'staged-only' && options.recover !== undefined) {
+    // No attempt holds a lease or begins an effect in that mode, so the hook could never be asked.
+    throw new InvalidOptionsError(`${factory}: 'recover' does not apply with effects: 'staged-only'`);
+  }
   checkFunction(factory, 'recover', options.recover);
   checkFunction(factory, 'clock', options.clock);
   return {
@@ -103,6 +123,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions): Eng
     retryAfterSeconds: options.retryAfterSeconds ?? 1,
     recover: options.recover,
     localCache: options.localCache ? new LocalCache(options.localCache.maxItems) : undefined,
+    effects: options.effects ?? 'any',
     clock: options.clock ?? Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };

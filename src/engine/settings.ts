@@ -17,6 +17,8 @@ export interface EngineSettings {
   /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
   readonly storedFormOf?: (response: unknown) => unknown;
   readonly localCache?: LocalCache;
+  /** `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see `GuardOptions.effects`). */
+  readonly effects: 'any' | 'staged-only';
   readonly clock: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }

@@ -128,3 +128,14 @@ export class ResponseTooLargeError extends IdempotencyError {
     super('response-too-large', `Response of ${sizeBytes} bytes exceeds what can be stored`);
   }
 }
+
+/**
+ * A lease operation (`beginEffect`, `recordEvidence`, `heartbeat`) called in a handler guarded
+ * with `effects: 'staged-only'`: no lease is held there, and an external effect is outside
+ * what that mode promises. Use `effects: 'any'` for such handlers.
+ */
+export class StagedOnlyError extends IdempotencyError {
+  constructor(readonly operation: string) {
+    super('staged-only', `${operation}() is not available with effects: 'staged-only' (no lease is held, and external effects are outside its promise); use effects: 'any'`);
+  }
+}

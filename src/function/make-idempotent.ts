@@ -1,5 +1,5 @@
 import { bindScope, checkFunction, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope } from '../engine/index.js';
-import type { GuardOptions } from '../engine/index.js';
+import type { GuardOptions, IdempotencyScope } from '../engine/index.js';
 import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { keyProblem } from '../http/key-header.js';
 import { requestPk } from '../journal/index.js';
@@ -71,21 +71,29 @@ export function makeIdempotent<TInput, TResult>(
       const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(input) : input);
       identity.requestHash = fingerprint;
       const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis!() : undefined;
-      const admission = await engine.admit({ pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs }, trace);
+      const request = { pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs };
+      if (settings.effects === 'staged-only') {
+        let result: TResult;
+        const end = await engine.runStagedOnly(
+          request,
+          async (scope) => {
+            result = await runScoped(fn, input, context, scope);
+            return { store: true, response: result };
+          },
+          trace,
+        );
+        return end.kind === 'replay' ? (end.response as TResult) : result!;
+      }
+      const admission = await engine.admit(request, trace);
       if (admission.kind === 'replay') return admission.response as TResult;
       const scope = admission.scope;
-      // A context of its own: a guarded function called from a guarded handler must not replace the handler's scope.
-      const scoped = Object.create(context) as ContextLike;
-      bindScope(scoped, scope);
       let result: TResult;
       try {
-        result = await fn(input, scoped);
+        result = await runScoped(fn, input, context, scope);
       } catch (error) {
         if (error instanceof LeaseLostError) return (await engine.afterLeaseLost(scope, error, trace)).response as TResult;
         await engine.abandon(scope, trace);
         throw error;
-      } finally {
-        unbindScope(scoped);
       }
       const settlement = await engine.settle(scope, { store: true, response: result }, trace);
       return settlement.response as TResult;
@@ -93,4 +101,15 @@ export function makeIdempotent<TInput, TResult>(
       telemetry.emit(identity, trace, startedAtEpochMs, settings.clock());
     }
   };
+}
+
+/** Runs `fn` with `scope` bound to a context of its own: a guarded function called from a guarded handler must not replace the handler's scope. */
+async function runScoped<TInput, TResult>(fn: (input: TInput, context: ContextLike) => Promise<TResult>, input: TInput, context: ContextLike, scope: IdempotencyScope): Promise<TResult> {
+  const scoped = Object.create(context) as ContextLike;
+  bindScope(scoped, scope);
+  try {
+    return await fn(input, scoped);
+  } finally {
+    unbindScope(scoped);
+  }
 }

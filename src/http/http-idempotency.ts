@@ -1,9 +1,10 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { bindScope, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope, checkFunction } from '../engine/index.js';
-import type { AttemptScope, AttemptTrace, GuardOptions } from '../engine/index.js';
+import type { AttemptScope, AttemptTrace, GuardOptions, HandlerOutcome, StagedOnlyOutcome } from '../engine/index.js';
 import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
+import { startAcrossHooks, type HandOver } from './across-hooks.js';
 import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
 import { ALWAYS_REPLAYED_HEADERS, isStorableStatus, normalizeResponse, replayResponse, storedForm, type HttpResponse } from './http-response.js';
@@ -61,6 +62,8 @@ interface AttemptState {
   readonly trace: AttemptTrace;
   readonly identity: AttemptIdentity;
   readonly startedAtEpochMs: number;
+  /** Set under `effects: 'staged-only'`: the engine waits for the handler's outcome. */
+  readonly handOver?: HandOver<HandlerOutcome, StagedOnlyOutcome>;
 }
 
 /**
@@ -134,10 +137,16 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(request.event) : defaultRequestFingerprint(view));
       const full: AttemptIdentity = (keyed = { ...keyed, requestHash: fingerprint });
       const remainingTimeMs = typeof request.context?.getRemainingTimeInMillis === 'function' ? () => request.context.getRemainingTimeInMillis() : undefined;
-      const admission = await engine.admit(
-        { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs },
-        trace,
-      );
+      const attemptRequest = { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs };
+      if (settings.effects === 'staged-only') {
+        const started = await startAcrossHooks((invoke: (scope: AttemptScope) => Promise<HandlerOutcome>) => engine.runStagedOnly(attemptRequest, invoke, trace));
+        // Only a replay from the local cache ends an attempt before its handler runs.
+        if (started.kind === 'ended') return finish(full, trace, startedAtEpochMs, replayResponse((started.result as { response: HttpResponse }).response));
+        bindScope(request.context, started.scope);
+        (request.internal as Record<string, unknown>)[STATE] = { flavor: view.flavor, scope: started.scope, trace, identity: full, startedAtEpochMs, handOver: started.handOver } satisfies AttemptState;
+        return undefined;
+      }
+      const admission = await engine.admit(attemptRequest, trace);
       if (admission.kind === 'replay') return finish(full, trace, startedAtEpochMs, replayResponse(admission.response as HttpResponse));
       bindScope(request.context, admission.scope);
       (request.internal as Record<string, unknown>)[STATE] = { flavor: view.flavor, scope: admission.scope, trace, identity: full, startedAtEpochMs } satisfies AttemptState;
@@ -153,6 +162,11 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const { flavor, scope, trace, identity, startedAtEpochMs } = state;
     const response = normalizeResponse(request.response);
     const store = isStorableStatus(response.statusCode);
+    if (state.handOver) {
+      request.response = await stagedOnlyAnswer(state, response, { store, response: store ? storedForm(response, replayHeaders) : undefined });
+      finish(identity, trace, startedAtEpochMs, request.response as HttpResponse);
+      return;
+    }
     try {
       const settlement = await engine.settle(scope, { store, response: store ? storedForm(response, replayHeaders) : undefined }, trace);
       trace.downstreamReference = firstEvidence(scope);
@@ -167,7 +181,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { flavor, scope, trace, identity, startedAtEpochMs } = state;
-    if (request.error instanceof LeaseLostError && request.response === undefined) {
+    if (state.handOver) {
+      // Nothing was written: the handler's error is this attempt's answer, as it would be unguarded.
+      await state.handOver.threw(request.error);
+    } else if (request.error instanceof LeaseLostError && request.response === undefined) {
       // The handler's own write was refused: another attempt owns the record, so its outcome answers.
       try {
         request.response = replayResponse((await engine.afterLeaseLost(scope, request.error, trace)).response as HttpResponse);
@@ -187,6 +204,20 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const responseCode = (request.response as HttpResponse | undefined)?.statusCode ?? 500;
     telemetry.emit({ ...identity, responseCode }, trace, startedAtEpochMs, settings.clock());
   };
+
+  /** The handler's own response once its writes committed, else the winner's stored one or the guard's answer. */
+  async function stagedOnlyAnswer(state: AttemptState, response: HttpResponse, outcome: HandlerOutcome): Promise<HttpResponse> {
+    try {
+      const end = await state.handOver!.returned(outcome);
+      return end.kind === 'replay' ? replayResponse(end.response as HttpResponse) : response;
+    } catch (error) {
+      const answer = answerFor(error, state.flavor, answers);
+      if (answer) return answer;
+      // Not the guard's to answer (a staged write DynamoDB refused): the attempt still logs its line.
+      finish(state.identity, state.trace, state.startedAtEpochMs, { statusCode: 500 });
+      throw error;
+    }
+  }
 
   return { before: idempotencyBefore, after: idempotencyAfter, onError: idempotencyOnError };
 }

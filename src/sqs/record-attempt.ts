@@ -1,5 +1,5 @@
 import type { Context, SQSRecord } from 'aws-lambda';
-import { bindScope, fingerprintOf, newTrace, sha256Hex, unbindScope, type AttemptTrace, type IdempotencyEngine } from '../engine/index.js';
+import { bindScope, fingerprintOf, newTrace, sha256Hex, unbindScope, type AttemptTrace, type IdempotencyEngine, type IdempotencyScope } from '../engine/index.js';
 import { IdempotencyError, KeyInvalidError, KeyMissingError } from '../errors/index.js';
 import { keyProblem } from '../http/key-header.js';
 import { messagePk } from '../journal/index.js';
@@ -40,21 +40,30 @@ export async function attemptRecord(guard: RecordGuard, record: SQSRecord, conte
     key = readMessageId(settings, record, trace);
     requestHash = settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '');
     const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis!() : undefined;
-    const admission = await engine.admit({ pk: messagePk(settings.consumer, key), key, scope: settings.consumer, fingerprint: requestHash, remainingTimeMs }, trace);
+    const request = { pk: messagePk(settings.consumer, key), key, scope: settings.consumer, fingerprint: requestHash, remainingTimeMs };
+    if (settings.engineSettings.effects === 'staged-only') {
+      const end = await engine.runStagedOnly(
+        request,
+        async (scope) => {
+          await handleScoped(guard, record, context, scope);
+          return { store: true, response: undefined };
+        },
+        trace,
+      );
+      if (end.kind !== 'replay') return 'processed';
+      countAsSuppressed(trace);
+      return 'suppressed';
+    }
+    const admission = await engine.admit(request, trace);
     if (admission.kind === 'replay') {
       countAsSuppressed(trace);
       return 'suppressed';
     }
-    // Each record gets its own context object, so records handled side by side never share a scope.
-    const recordContext = Object.create(context) as Context;
-    bindScope(recordContext, admission.scope);
     try {
-      await guard.handler(record, recordContext);
+      await handleScoped(guard, record, context, admission.scope);
     } catch (error) {
       await engine.abandon(admission.scope, trace);
       throw error;
-    } finally {
-      unbindScope(recordContext);
     }
     await engine.settle(admission.scope, { store: true, response: undefined }, trace);
     return 'processed';
@@ -63,6 +72,17 @@ export async function attemptRecord(guard: RecordGuard, record: SQSRecord, conte
     return 'failed';
   } finally {
     telemetry.emit({ requestId: context.awsRequestId, operation: settings.consumer, key, requestHash }, trace, startedAtEpochMs, clock());
+  }
+}
+
+/** Runs the record handler with `scope` bound to a context of the record's own, so records handled side by side never share a scope. */
+async function handleScoped(guard: RecordGuard, record: SQSRecord, context: Context, scope: IdempotencyScope): Promise<void> {
+  const recordContext = Object.create(context) as Context;
+  bindScope(recordContext, scope);
+  try {
+    await guard.handler(record, recordContext);
+  } finally {
+    unbindScope(recordContext);
   }
 }
 
