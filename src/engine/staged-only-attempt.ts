@@ -8,16 +8,16 @@ import {
   UniqueConflictError,
   WriteConflictError,
 } from '../errors/index.js';
-import { RecordStatus, type Evidence, type JournalRecord, type StagedCommitResult } from '../journal/index.js';
+import { RecordStatus, type Evidence, type JournalRecord, type StagedCommit, type StagedCommitResult } from '../journal/index.js';
 import { isClaimableByCommit } from '../journal/staged-commit.js';
-import { newLeaseToken } from '../journal/items.js';
+import { isExpired, newLeaseToken } from '../journal/items.js';
 import { MetricName } from '../telemetry/metric-names.js';
 import { AttemptScope } from './scope.js';
 import type { AttemptRequest, EngineSettings } from './settings.js';
 import type { AttemptTrace } from './trace.js';
 import { assertStoredResponse, unstorableMarker } from './unstorable.js';
 
-/** How often a commit cancelled by a concurrent transaction is read and tried again before the attempt answers 503. */
+/** How often a commit cancelled by a concurrent transaction is read and decided again before the attempt answers 503. */
 const MAX_COMMIT_RACES = 3;
 /** Upper bound of the first jittered pause after a cancelled commit, in milliseconds; it doubles per race. */
 const RACE_PAUSE_MS = 10;
@@ -95,40 +95,70 @@ export class StagedOnlyAttempts {
   }
 
   private async commit(scope: AttemptScope, request: AttemptRequest, response: unknown, trace: AttemptTrace): Promise<StagedOnlyOutcome> {
-    const { journal, clock, ttlSeconds, localCache } = this.settings;
-    for (let races = 0; ; races++) {
+    const { clock } = this.settings;
+    let over: StagedCommit['over'] = 'absent';
+    let replaced: JournalRecord | undefined;
+    for (let races = 0; ; ) {
       let stored = response;
       let result: StagedCommitResult;
       try {
-        result = await this.send(scope, stored, trace).catch((error: unknown) => {
+        result = await this.send(scope, stored, over, trace).catch((error: unknown) => {
           if (!(error instanceof ResponseTooLargeError)) throw error;
           // Refused before anything was sent: the writes and the record commit, and replays say why they cannot answer.
           stored = unstorableMarker(error);
-          return this.send(scope, stored, trace);
+          return this.send(scope, stored, over, trace);
         });
       } catch (error) {
         throw this.failed(error, trace);
       }
-      if (result.kind === 'committed') {
-        trace.status = 'new';
-        trace.metrics.push(MetricName.newRequest);
-        for (let i = 0; i < scope.outbox.length; i++) trace.metrics.push(MetricName.outboxPublished);
-        localCache?.remember({ pk: scope.pk, fingerprint: scope.fingerprint, response: { value: stored }, expiresAtEpochSeconds: Math.floor(clock() / 1000) + ttlSeconds });
-        return { kind: 'committed' };
+      let found: JournalRecord | undefined;
+      if (result.kind === 'committed') return this.committed(scope, stored, replaced, trace);
+      if (result.kind === 'refused') {
+        found = result.record;
+      } else {
+        // Cancelled by a concurrent transaction: once it has landed, the record it wrote decides.
+        if (++races > MAX_COMMIT_RACES) throw this.failed(new JournalUnavailableError(`The commit met a concurrent transaction ${races} times`), trace);
+        await this.settings.sleep(Math.random() * RACE_PAUSE_MS * 2 ** races);
+        found = await this.read(request.pk, trace);
+        // An SDK resend of ours, cancelled by our own commit still in flight: the record is ours.
+        if (found?.leaseToken === scope.leaseToken) return this.committed(scope, stored, replaced, trace);
       }
-      if (result.kind === 'refused') return this.decide(result.record, request, trace);
-      // Cancelled by a concurrent transaction: once it has landed, the record it wrote decides.
-      if (races >= MAX_COMMIT_RACES) throw this.failed(new JournalUnavailableError(`The commit met a concurrent transaction ${races + 1} times`), trace);
-      await this.settings.sleep(Math.random() * RACE_PAUSE_MS * 2 ** races);
-      trace.journalCalls++;
-      const found = await journal.get(request.pk).catch((error: unknown) => {
-        throw this.failed(error, trace);
-      });
-      if (found && !isClaimableByCommit(found, clock())) return this.decide(found, request, trace);
+      if (!found) continue;
+      // Past its expiresAt, or left by a leased attempt before any effect: commit again, over that record only.
+      if (!isClaimableByCommit(found, clock())) return this.decide(found, request, trace);
+      // Refused over a record it judged claimable: another attempt changed it in between, which is a race too.
+      if (over === 'claimable' && result.kind === 'refused' && ++races > MAX_COMMIT_RACES) throw this.failed(new JournalUnavailableError('The commit kept meeting changed records'), trace);
+      over = 'claimable';
+      replaced = found;
     }
   }
 
-  private send(scope: AttemptScope, response: unknown, trace: AttemptTrace): Promise<StagedCommitResult> {
+  private committed(scope: AttemptScope, stored: unknown, replaced: JournalRecord | undefined, trace: AttemptTrace): StagedOnlyOutcome {
+    const { clock, ttlSeconds, localCache } = this.settings;
+    trace.metrics.push(MetricName.newRequest);
+    if (!replaced) trace.status = 'new';
+    else if (isExpired(replaced.expiresAtEpochSeconds, clock())) {
+      trace.status = 'expired';
+      trace.metrics.push(MetricName.expiredKeyRetry);
+    } else {
+      trace.status = 'recovered';
+      trace.metrics.push(MetricName.leaseTakeover);
+    }
+    for (let i = 0; i < scope.outbox.length; i++) trace.metrics.push(MetricName.outboxPublished);
+    localCache?.remember({ pk: scope.pk, fingerprint: scope.fingerprint, response: { value: stored }, expiresAtEpochSeconds: Math.floor(clock() / 1000) + ttlSeconds });
+    return { kind: 'committed' };
+  }
+
+  private async read(pk: string, trace: AttemptTrace): Promise<JournalRecord | undefined> {
+    trace.journalCalls++;
+    try {
+      return await this.settings.journal.get(pk);
+    } catch (error) {
+      throw this.failed(error, trace);
+    }
+  }
+
+  private send(scope: AttemptScope, response: unknown, over: StagedCommit['over'], trace: AttemptTrace): Promise<StagedCommitResult> {
     const { journal, ttlSeconds } = this.settings;
     trace.journalCalls++;
     return journal.commitStaged({
@@ -139,6 +169,7 @@ export class StagedOnlyAttempts {
       response,
       ttlSeconds,
       writes: { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox },
+      over,
     });
   }
 

@@ -8,7 +8,7 @@ import type { StagedCommit, StagedCommitResult, TransactItem } from './journal.j
 import { recordFromItem, type JournalItem } from './record-item.js';
 import type { ResponseChunks } from './response-chunks.js';
 import { RecordStatus } from './schema.js';
-import { STAGED_COMMIT_CONDITION, stagedCommitExpressions, stagedCommitItems } from './staged-commit.js';
+import { stagedCommitCondition, stagedCommitItems } from './staged-commit.js';
 
 type CancellationReason = { Code?: string; Item?: Record<string, unknown> };
 type AwsError = { name?: string; CancellationReasons?: CancellationReason[] };
@@ -41,9 +41,9 @@ export async function commitStagedOnDynamoDB(target: StagedCommitTarget, commit:
   const { tableName, calls } = target;
   const { writes } = commit;
   const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
-  const recordPut = { TableName: tableName, Item: record, ConditionExpression: STAGED_COMMIT_CONDITION, ...stagedCommitExpressions(nowEpochMs) };
+  const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(commit.over, nowEpochMs) };
   const items: TransactItem[] = [
-    { Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] },
+    { Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as unknown as TransactItem['Put'] },
     ...writes.uniqueClaims.map((claim) => putIfAbsent(tableName, uniqueItem(claim, commit.pk, nowEpochMs))),
     ...writes.outbox.map((event) => putIfAbsent(tableName, outboxItem(event, commit.pk))),
     ...writes.staged,

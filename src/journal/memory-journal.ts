@@ -149,7 +149,7 @@ export class MemoryJournal implements Journal {
     const { record } = stagedCommitItems(commit, now);
     const stored = storedCopy(commit.response);
     const existing = this.records.get(commit.pk);
-    if (existing && !isClaimableByCommit(existing, now)) return { kind: 'refused', record: copy(existing) };
+    if (existing && !(commit.over === 'claimable' && isClaimableByCommit(existing, now))) return { kind: 'refused', record: copy(existing) };
     this.commitWrites(commit.pk, commit.writes, now);
     this.records.set(commit.pk, { ...recordFromItem(record), response: stored });
     return { kind: 'committed' };

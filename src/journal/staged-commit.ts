@@ -23,14 +23,17 @@ export function isClaimableByCommit(record: Pick<JournalRecord, 'expiresAtEpochS
   return record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < nowEpochMs && !record.effectStarted;
 }
 
-/** The `ConditionExpression` of the record's `Put` in a staged commit: {@link isClaimableByCommit} in DynamoDB's words. */
-export const STAGED_COMMIT_CONDITION =
-  'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) ' +
-  'OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)';
-
-/** Names and values of {@link STAGED_COMMIT_CONDITION} at `nowEpochMs`. */
-export function stagedCommitExpressions(nowEpochMs: number) {
+/**
+ * The condition of the record's `Put` in a staged commit. Over `absent` it is the cheapest one
+ * DynamoDB evaluates (a new key is the common case, and a record found comes back to decide
+ * on); over `claimable` it is {@link isClaimableByCommit} in DynamoDB's words.
+ */
+export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
+  if (over === 'absent') return { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
   return {
+    ConditionExpression:
+      'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) ' +
+      'OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
     ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
     ExpressionAttributeValues: { ':nowSeconds': Math.floor(nowEpochMs / 1000), ':nowMs': nowEpochMs, ':inProgress': RecordStatus.inProgress, ':false': false },
   };

@@ -153,6 +153,37 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     expect(world.runs.get(key)).toBe(1);
   });
 
+  it('commits over a record past its expiresAt in a second call, logged as expired', async () => {
+    const key = newKey();
+    await world.container(entryPoint, {}, { guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+
+    const reuse = await world.container(entryPoint, {}, { guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
+
+    expect(reuse).toMatchObject({ status: 'expired', code: undefined, commands: ['TransactWriteItems', 'TransactWriteItems'] });
+    expect(await world.entries(key)).toBe(2);
+  });
+
+  it('commits over a leased attempt that vanished before any effect; that attempt’s late completion then answers with this outcome', async () => {
+    const key = newKey();
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const hold = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const stalled = world.container(entryPoint, { hold }, { guard: { effects: 'any', leaseMs: 200 } }).send({ key, amount: 100 });
+    await inside;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const staged = await world.container(entryPoint).send({ key, amount: 100 });
+    release();
+    const late = await stalled;
+
+    expect(staged).toMatchObject({ status: 'recovered', code: undefined, commands: ['TransactWriteItems', 'TransactWriteItems'] });
+    expect(late.status).toBe('lease_lost');
+    if (entryPoint !== 'sqs') expect(late.result).toEqual(staged.result);
+    expect(await world.entries(key)).toBe(1);
+  });
+
   it('is replayed by a container on the leased protocol in one call', async () => {
     const key = newKey();
     const first = await world.container(entryPoint).send({ key, amount: 100 });
