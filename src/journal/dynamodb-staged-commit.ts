@@ -1,5 +1,5 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { sha256Hex } from '../engine/fingerprint.js';
+import { hash } from 'node:crypto';
+import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { UniqueConflictError, WriteConflictError } from '../errors/index.js';
 import { toJournalError } from './dynamodb-errors.js';
 import type { ItemCalls } from './item-calls.js';
@@ -51,7 +51,7 @@ export async function commitStagedOnDynamoDB(target: StagedCommitTarget, commit:
   ];
   try {
     // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
-    await calls.transactWrite(items, sha256Hex(`${commit.pk}\n${commit.commitToken}`).slice(0, 36));
+    await calls.transactWrite(items, hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36));
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);
@@ -67,7 +67,7 @@ export async function commitStagedOnDynamoDB(target: StagedCommitTarget, commit:
 /** The record returned with a cancellation on the record's own condition. */
 function recordHeld(error: unknown): JournalItem | undefined {
   const reason = (error as AwsError)?.name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons?.[0] : undefined;
-  return reason?.Code === 'ConditionalCheckFailed' && reason.Item ? (unmarshall(reason.Item as never) as JournalItem) : undefined;
+  return reason?.Code === 'ConditionalCheckFailed' && reason.Item ? fromAttributeMap(reason.Item as AttributeMap) : undefined;
 }
 
 /**
@@ -86,7 +86,7 @@ function classify(error: unknown, layout: { claims: number; stagedOffset: number
     if (code(1 + i) !== 'ConditionalCheckFailed') continue;
     const claim = commit.writes.uniqueClaims[i];
     const held = reasons[1 + i].Item;
-    throw new UniqueConflictError(claim.name, claim.value, held ? unmarshall(held as never) : undefined);
+    throw new UniqueConflictError(claim.name, claim.value, held ? fromAttributeMap(held as AttributeMap) : undefined);
   }
   for (let i = 0; i < layout.staged; i++) {
     if (code(layout.stagedOffset + i) === 'ConditionalCheckFailed') throw new WriteConflictError(i, { cause: error });
