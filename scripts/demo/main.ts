@@ -14,6 +14,7 @@ import { Narrator } from './narrator.js';
 import { changedAmount, crashAfterRail, doubleTap, lostResponse } from './scenarios/http-scenarios.js';
 import { outboxTwice, queueRedelivery } from './scenarios/queue-scenarios.js';
 import { retryStorm } from './scenarios/retry-storm.js';
+import { stagedOnlyDoubleTap } from './scenarios/staged-only.js';
 
 const INITIAL_STOCK = 100;
 const CHART_PATH = join(dirname(fileURLToPath(import.meta.url)), '../../docs/retry-storm.svg');
@@ -33,6 +34,7 @@ async function main(): Promise<number> {
     await crashAfterRail(ctx);
     await queueRedelivery(ctx, INITIAL_STOCK);
     await outboxTwice(ctx, INITIAL_STOCK);
+    await stagedOnlyDoubleTap(ctx);
     retryStorm(narrator, CHART_PATH);
     narrator.line();
     narrator.line('Metrics the runtime emitted (EMF, namespace Idempotency):');
