@@ -2,7 +2,7 @@ import { ResponseTooLargeError } from '../errors/index.js';
 import { expiryFromNow, isClaimable, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, JournalRecord, StagedCommit, TransactItem } from './journal.js';
 import type { JournalItem } from './record-item.js';
-import { encodeResponse, type EncodedResponse } from './response-codec.js';
+import { encodeResponse, responseJson, type EncodedResponse } from './response-codec.js';
 import { chunkPk, RecordKind, RecordPrefix, RecordStatus } from './schema.js';
 
 /** Most items one `TransactWriteItems` may carry (DynamoDB's limit). */
@@ -77,8 +77,11 @@ export function stagedCommitItems(commit: StagedCommit, nowEpochMs: number): Sta
       : [];
   const { writes } = commit;
   const count = 1 + chunks.length + writes.staged.length + writes.uniqueClaims.length + writes.outbox.length;
+  if (count > TRANSACTION_MAX_ITEMS) throw new ResponseTooLargeError(Buffer.byteLength(responseJson(commit.response)));
+  // An inline JSON response is a few KB at most: storing a marker instead could not make the writes fit, so no need to weigh them.
+  if (encoded.encoding === 'json') return { record, chunks };
   const bytes = [record, ...chunks].reduce((sum, item) => sum + itemBytes(item), 0) + writesBytes(commit.pk, writes, nowEpochMs);
-  if (count > TRANSACTION_MAX_ITEMS || bytes > TRANSACTION_MAX_BYTES - TRANSACTION_MARGIN_BYTES) throw new ResponseTooLargeError(bytes);
+  if (bytes > TRANSACTION_MAX_BYTES - TRANSACTION_MARGIN_BYTES) throw new ResponseTooLargeError(bytes);
   return { record, chunks };
 }
 
