@@ -1,5 +1,5 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { JournalUnavailableError, LeaseLostError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { JournalUnavailableError, LeaseLostError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import type { UniqueClaim } from './journal.js';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { recordFromItem, type JournalItem } from './record-item.js';

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
-import { UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { UniqueConflictError, WriteConflictError } from '../core/index.js';
 import { toJournalError } from './dynamodb-errors.js';
 import type { ItemCalls } from './item-calls.js';
 import { outboxItem, uniqueItem } from './items.js';

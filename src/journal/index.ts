@@ -15,3 +15,6 @@ export type {
 } from './journal.js';
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
+export { isClaimable, isExpired, newLeaseToken } from './items.js';
+export { isClaimableByCommit } from './staged-commit.js';
+export { DispatchedMarker } from './dispatched-marker.js';

@@ -1,4 +1,4 @@
-import { ResponseTooLargeError } from '../errors/index.js';
+import { ResponseTooLargeError } from '../core/index.js';
 import { expiryFromNow, isClaimable, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, JournalRecord, StagedCommit, TransactItem } from './journal.js';
 import type { JournalItem } from './record-item.js';

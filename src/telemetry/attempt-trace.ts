@@ -1,4 +1,4 @@
-import type { MetricName } from '../telemetry/metric-names.js';
+import type { MetricName } from './metric-names.js';
 
 /** `idempotency_status` values of the per-attempt log line. */
 export type AttemptStatus =
