@@ -1,4 +1,4 @@
-import { InProgressError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
+import { InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
 import { isClaimable, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import { Attempt, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
@@ -33,6 +33,10 @@ export class IdempotencyEngine {
     readonly settings: EngineSettings,
     private readonly telemetry: Telemetry,
   ) {
+    if (settings.legacyLookup && settings.effects === 'staged-only') {
+      // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
+      throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)");
+    }
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
   }
 
@@ -93,6 +97,8 @@ export class IdempotencyEngine {
       if (cached.fingerprint !== fingerprint) throw this.mismatch(attempt);
       return attempt.replay(cached.response.value);
     }
+    // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
+    if (this.settings.effects === 'staged-only') return attempt.holdStaged(pk, fingerprint);
     const leaseMs = this.leaseMsFor(attempt);
     const remainingMs = attempt.remainingTimeMs?.() ?? Infinity;
     const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, remainingMs - LEASE_GRACE_MS);

@@ -3,7 +3,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
 import { leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import { commitStagedOnDynamoDB, putIfAbsent } from './dynamodb-staged-commit.js';
 import { ItemCalls } from './item-calls.js';
 import { ResponseChunks } from './response-chunks.js';
 import { recordFromItem, type JournalItem } from './record-item.js';
@@ -263,10 +264,12 @@ export class DynamoDBJournal implements Journal {
     }
   }
 
+  async commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
+    return commitStagedOnDynamoDB({ tableName: this.tableName, calls: this.calls, chunks: this.chunks }, commit, this.clock());
+  }
+
   private putIfAbsent(item: Record<string, unknown>): TransactItem {
-    const put = { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
-    // The item already there comes back with the cancellation, so a conflict can say who holds it.
-    return { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] };
+    return putIfAbsent(this.tableName, item);
   }
 
   private async fenced(
