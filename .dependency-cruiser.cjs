@@ -1,3 +1,4 @@
+/* global module */
 /**
  * Which way dependencies may point (run by `npm run lint`):
  * core (leaf) <- journal <- engine <- entry points (http, function, sqs); telemetry beside the

@@ -38,6 +38,8 @@ export interface AttemptRequest {
   readonly keyProblem?: string;
   /** Hex fingerprint of the request; read only once the key passed its checks. */
   readonly fingerprint: () => string;
+  /** What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input. */
+  readonly legacyEvent?: unknown;
 }
 
 /** What an attempt meets before its handler runs. */
@@ -79,7 +81,7 @@ export class Attempt {
   private finished = false;
 
   constructor(
-    private readonly request: AttemptRequest,
+    readonly request: AttemptRequest,
     private readonly context: LambdaContextLike,
     private readonly settings: EngineSettings,
     private readonly telemetry: Telemetry,

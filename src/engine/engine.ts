@@ -1,8 +1,8 @@
-import { InProgressError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
+import { InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
 import { isClaimable, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import { Attempt, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
-import type { EngineSettings, RecoveryDecision } from './guard-options.js';
+import type { EngineSettings, LegacyDecision, RecoveryDecision } from './guard-options.js';
 
 const DEFAULT_LEASE_MS = 30_000;
 const LEASE_GRACE_MS = 1_000;
@@ -34,6 +34,10 @@ export class IdempotencyEngine {
     private readonly telemetry: Telemetry,
   ) {
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
+    if (settings.effects === 'staged-only' && settings.legacyLookup) {
+      // The old library's record is read when a key is reserved, and a staged-only attempt reserves nothing.
+      throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only': migrate under 'any', then switch once the old records have expired");
+    }
   }
 
   /**
@@ -105,9 +109,11 @@ export class IdempotencyEngine {
       if (!record) {
         const reservation = await journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
         if (reservation.reserved) {
+          attempt.hold(reservation.record, false, () => this.leaseMsFor(attempt));
+          if (await this.consultLegacy(attempt)) return;
           if (reservation.replacedExpired) attempt.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
           else attempt.mark('new', MetricName.newRequest);
-          return attempt.hold(reservation.record, false, () => this.leaseMsFor(attempt));
+          return;
         }
         record = reservation.record;
       }
@@ -134,6 +140,45 @@ export class IdempotencyEngine {
       // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
       polled = await journal.get(pk);
       if (polled && isClaimable(polled, clock())) polled = undefined;
+    }
+  }
+
+  /**
+   * During a migration, what the previous library holds for a freshly reserved request answers
+   * instead of the handler: its completed outcome completes this record and is replayed; a live
+   * execution or another payload releases the reservation and answers 409 or 422. True when it answered.
+   */
+  private async consultLegacy(attempt: Attempt): Promise<boolean> {
+    const { legacyLookup, storedFormOf } = this.settings;
+    if (!legacyLookup) return false;
+    let decision: LegacyDecision;
+    try {
+      decision = await legacyLookup(attempt.request.legacyEvent, () => attempt.journal.calls++);
+    } catch (error) {
+      // Fail closed: without the old record nobody can vouch that the request did not already run.
+      await this.releaseReservation(attempt);
+      throw error;
+    }
+    attempt.trace.legacy = decision.kind === 'none' ? decision.reason : decision.kind;
+    if (decision.kind === 'none') return false;
+    attempt.trace.metrics.push(MetricName.legacyHit);
+    if (decision.kind === 'replay') {
+      const response = storedFormOf ? storedFormOf(decision.response) : decision.response;
+      const settled = await attempt.complete({ store: true, response });
+      attempt.replay(settled.response);
+      return true;
+    }
+    await this.releaseReservation(attempt);
+    throw decision.kind === 'mismatch' ? this.mismatch(attempt) : this.inProgress(attempt);
+  }
+
+  /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
+  private async releaseReservation(attempt: Attempt): Promise<void> {
+    const { pk, leaseToken } = attempt.scope;
+    try {
+      await attempt.journal.release(pk, leaseToken);
+    } catch {
+      attempt.trace.metrics.push(MetricName.journalError);
     }
   }
 
@@ -189,9 +234,9 @@ export class IdempotencyEngine {
     return new PayloadMismatchError(record);
   }
 
-  private inProgress(attempt: Attempt, record: JournalRecord): InProgressError {
+  private inProgress(attempt: Attempt, record?: JournalRecord): InProgressError {
     attempt.mark('in_progress', MetricName.inProgressCollision);
-    attempt.trace.attempt = record.attempt;
+    if (record) attempt.trace.attempt = record.attempt;
     return new InProgressError(this.settings.retryAfterSeconds, record);
   }
 

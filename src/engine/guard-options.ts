@@ -7,6 +7,22 @@ import type { IdempotencyScope } from './scope.js';
 /** What a `recover` hook decides for a record whose effect may have happened. */
 export type RecoveryDecision = { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
 
+/**
+ * What the previous idempotency library holds for a request: a completed outcome to replay, a
+ * live execution, a record for another payload, or nothing that stops the handler (`reason` says why).
+ */
+export type LegacyDecision =
+  | { readonly kind: 'replay'; readonly response: unknown }
+  | { readonly kind: 'in-progress' }
+  | { readonly kind: 'mismatch' }
+  | { readonly kind: 'none'; readonly reason: 'absent' | 'expired' | 'in-progress-expired' | 'no-key' | 'window-closed' };
+
+/**
+ * Reads the previous library's record for the event its key derivation reads (the raw Lambda
+ * event, or the function's input); calls `countCall` once per storage call it makes.
+ */
+export type LegacyLookup = (legacyEvent: unknown, countCall: () => void) => Promise<LegacyDecision>;
+
 /** Options every guarded entry point accepts (HTTP middleware, function wrapper, SQS consumer). */
 export interface GuardOptions extends TelemetryOptions {
   /** Where records live: a `DynamoDBJournal` in Lambda, a `MemoryJournal` in unit tests. */
@@ -86,6 +102,8 @@ export interface EngineSettings {
   readonly localCache?: LocalCache;
   /** `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see `GuardOptions.effects`). */
   readonly effects: 'any' | 'staged-only';
+  /** During a migration, reads what the previous idempotency library holds for a request whose key was just reserved. */
+  readonly legacyLookup?: LegacyLookup;
   readonly tracer?: TracerLike;
   readonly clock: () => number;
   readonly sleep: (ms: number) => Promise<void>;

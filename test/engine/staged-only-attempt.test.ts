@@ -262,6 +262,11 @@ describe("the 'effects' option", () => {
   it.each([
     ['an unknown mode', { effects: 'some' }, "'effects' must be 'any' or 'staged-only'"],
     ['a recover hook, which no staged-only attempt could ask', { effects: 'staged-only', recover: async () => ({ outcome: 'rerun' }) }, "'recover' does not apply"],
+    [
+      'a migration, whose lookup runs when a key is reserved',
+      { effects: 'staged-only', migrateFrom: { powertools: { tableName: 'powertools-table', keyPrefix: 'fn', eventKeyJmesPath: 'id' } } },
+      "'migrateFrom' does not apply",
+    ],
   ])('refuses %s when the guard is created', (_name, options, message) => {
     const create = () => makeIdempotent(async () => 1, { journal: new MemoryJournal(), operation: 'op', key: () => 'k', ...(options as object) });
     expect(create).toThrow(InvalidOptionsError);
