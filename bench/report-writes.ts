@@ -13,25 +13,42 @@ const x = (ratio: number) => `${round(ratio, 2).toFixed(2)}×`;
 const ms = (value: number) => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
 
 /** Write units DynamoDB bills: transactional writes cost two per item (and KB), which DynamoDB Local reports as such per table. */
-const billed = (o: CallsAndCapacity | undefined) => (o ? Object.values(o.capacityUnits).reduce((a, b) => a + b, 0) : Number.NaN);
+const billed = (o: CallsAndCapacity | undefined) =>
+  o ? Object.values(o.capacityUnits).reduce((a, b) => a + b, 0) : Number.NaN;
 
 /** Checks the writing scenario against the targets set for `effects: 'staged-only'`. */
 export function writesTargets(w: WritesResult): WritesTarget[] {
   const race = w.sameKey.stagedOnly;
-  const conflicts = race ? Object.entries(race.answers).filter(([answer]) => answer === '409').reduce((sum, [, n]) => sum + n, 0) : 0;
+  const conflicts = race
+    ? Object.entries(race.answers)
+        .filter(([answer]) => answer === '409')
+        .reduce((sum, [, n]) => sum + n, 0)
+    : 0;
   const exactlyOne = race ? race.committedWritesPerTrial.filter((n) => n === 1).length : 0;
   const trials = race?.committedWritesPerTrial.length ?? 0;
   const ratio = (pair: string) => w.latencyRatios[pair];
   const rps = (pair: string) => w.throughput.ratios[pair];
   return [
-    { target: "staged-only new-key latency ≤ 1.15× the bare transaction (median)", measured: x(ratio('stagedOnly/bareTransaction')), met: ratio('stagedOnly/bareTransaction') <= 1.15 },
-    { target: 'staged-only new-key latency ≤ 0.75× Powertools (median)', measured: x(ratio('stagedOnly/powertools')), met: ratio('stagedOnly/powertools') <= 0.75 },
+    {
+      target: 'staged-only new-key latency ≤ 1.15× the bare transaction (median)',
+      measured: x(ratio('stagedOnly/bareTransaction')),
+      met: ratio('stagedOnly/bareTransaction') <= 1.15,
+    },
+    {
+      target: 'staged-only new-key latency ≤ 0.75× Powertools (median)',
+      measured: x(ratio('stagedOnly/powertools')),
+      met: ratio('stagedOnly/powertools') <= 0.75,
+    },
     {
       target: `staged-only throughput ≥ 0.85× the bare transaction (${w.plan.throughput.concurrency} concurrent callers)`,
       measured: x(rps('stagedOnly/bareTransaction')),
       met: rps('stagedOnly/bareTransaction') >= 0.85,
     },
-    { target: `staged-only throughput ≥ 1.3× Powertools (${w.plan.throughput.concurrency} concurrent callers)`, measured: x(rps('stagedOnly/powertools')), met: rps('stagedOnly/powertools') >= 1.3 },
+    {
+      target: `staged-only throughput ≥ 1.3× Powertools (${w.plan.throughput.concurrency} concurrent callers)`,
+      measured: x(rps('stagedOnly/powertools')),
+      met: rps('stagedOnly/powertools') >= 1.3,
+    },
     {
       target: `staged-only same-key races: no 409, exactly one committed write per key (${w.plan.sameKey.callers} callers, ${w.plan.sameKey.trials} trials)`,
       measured: `${conflicts} × 409; one write in ${exactlyOne}/${trials} trials`,
@@ -79,9 +96,12 @@ export function writesSection(w: WritesResult): string[] {
     '',
     '| contender | new key: calls | new key: write units | replay: calls |',
     '|---|---|---|---|',
-    ...WRITERS.map((name) => `| ${WRITER_TITLES[name]} | ${callsCell(w.calls.newKey[name])} | ${capacityCell(w.calls.newKey[name])} | ${callsCell(w.calls.replay[name])} |`),
+    ...WRITERS.map(
+      (name) =>
+        `| ${WRITER_TITLES[name]} | ${callsCell(w.calls.newKey[name])} | ${capacityCell(w.calls.newKey[name])} | ${callsCell(w.calls.replay[name])} |`,
+    ),
     '',
-    '**Transactions cost two write units per item** (per KB): that is DynamoDB\'s price for `TransactWriteItems`, and DynamoDB Local reports it so. ' +
+    "**Transactions cost two write units per item** (per KB): that is DynamoDB's price for `TransactWriteItems`, and DynamoDB Local reports it so. " +
       `Here a new key costs ${billed(w.calls.newKey.powertools)} write units with Powertools (three plain writes), ${billed(w.calls.newKey.idemkit)} with idemkit's default ` +
       `(a plain reservation, then two items in a transaction) and ${billed(w.calls.newKey.stagedOnly)} with \`staged-only\` (two items in a transaction, the floor's price): ` +
       'the call saved is paid for in write units, and users pay for write units. A replay is one refused write in every design; DynamoDB Local reports no capacity for a refused write ' +
@@ -110,7 +130,10 @@ export function writesSection(w: WritesResult): string[] {
     '',
     '| contender | median requests/s | per round | non-201 answers |',
     '|---|---|---|---|',
-    ...WRITERS.map((name) => `| ${WRITER_TITLES[name]} | ${throughput.medianRps[name].toFixed(0)} | ${throughput.perRound[name].map((v) => v.toFixed(0)).join(', ')} | ${throughput.failures[name]} |`),
+    ...WRITERS.map(
+      (name) =>
+        `| ${WRITER_TITLES[name]} | ${throughput.medianRps[name].toFixed(0)} | ${throughput.perRound[name].map((v) => v.toFixed(0)).join(', ')} | ${throughput.failures[name]} |`,
+    ),
     '',
     `Medians of per-round ratios: staged-only ÷ floor ${x(throughput.ratios['stagedOnly/bareTransaction'])}, staged-only ÷ Powertools ${x(throughput.ratios['stagedOnly/powertools'])}, ` +
       `idemkit default ÷ Powertools ${x(throughput.ratios['idemkit/powertools'])}.`,
@@ -129,7 +152,7 @@ export function writesSection(w: WritesResult): string[] {
       return `| ${WRITER_TITLES[name]} | ${Math.min(...runs)} / ${median(runs)} / ${Math.max(...runs)} | ${writes.join(' ')} | ${writes.filter((n) => n === 1).length}/${writes.length} | ${answersCell(race.answers)} |`;
     }),
     '',
-    'Under `staged-only` every duplicate runs the handler (that is the mode\'s price: no lease keeps them out), exactly one run commits, and every other caller gets the winner\'s stored answer instead of a 409.',
+    "Under `staged-only` every duplicate runs the handler (that is the mode's price: no lease keeps them out), exactly one run commits, and every other caller gets the winner's stored answer instead of a 409.",
   ];
   return lines;
 }

@@ -69,12 +69,21 @@ export function buildWriter(name: WriterName, setup: WriterSetup): Writer {
   return { name, calls, capacity, callMs, invoke: (event) => run(() => invoke(event)), close: () => client.destroy() };
 }
 
-function invokerFor(name: WriterName, client: DynamoDBClient, setup: WriterSetup): (event: APIGatewayProxyEventV2) => Promise<unknown> {
+function invokerFor(
+  name: WriterName,
+  client: DynamoDBClient,
+  setup: WriterSetup,
+): (event: APIGatewayProxyEventV2) => Promise<unknown> {
   const before = setup.beforeWrite ?? (async () => undefined);
   if (name === 'bareTransaction') return bareTransaction(client, setup);
   if (name === 'powertools') {
     const persistenceStore = new DynamoDBPersistenceLayer({ tableName: setup.powertoolsTable, awsSdkV3Client: client });
-    const config = new IdempotencyConfig({ eventKeyJmesPath: 'headers."idempotency-key"', payloadValidationJmesPath: 'body', throwOnNoIdempotencyKey: true, expiresAfterSeconds: TTL_SECONDS });
+    const config = new IdempotencyConfig({
+      eventKeyJmesPath: 'headers."idempotency-key"',
+      payloadValidationJmesPath: 'body',
+      throwOnNoIdempotencyKey: true,
+      expiresAfterSeconds: TTL_SECONDS,
+    });
     const handler = middy(
       recordPayment(async (item) => {
         await before(item.idempotencyKey);
@@ -98,7 +107,10 @@ function invokerFor(name: WriterName, client: DynamoDBClient, setup: WriterSetup
  * of the same two items — a completed record shaped like idemkit's (condition: absent) and the
  * payment item — with nothing else around it.
  */
-function bareTransaction(client: DynamoDBClient, setup: WriterSetup): (event: APIGatewayProxyEventV2) => Promise<unknown> {
+function bareTransaction(
+  client: DynamoDBClient,
+  setup: WriterSetup,
+): (event: APIGatewayProxyEventV2) => Promise<unknown> {
   return async (event) => {
     const request = JSON.parse(event.body ?? '{}') as { amount?: number; currency?: string };
     const { id, answer } = paymentResponse(request);
@@ -120,11 +132,24 @@ function bareTransaction(client: DynamoDBClient, setup: WriterSetup): (event: AP
       responseEncoding: 'json',
       response: JSON.stringify({ value: { statusCode: 201, body: answer.body, headers: answer.headers } }),
     };
-    const payment: PaymentItem = { pk: `pay#${id}`, idempotencyKey: key, amount: request.amount, currency: request.currency, status: 'succeeded', createdAt: now };
+    const payment: PaymentItem = {
+      pk: `pay#${id}`,
+      idempotencyKey: key,
+      amount: request.amount,
+      currency: request.currency,
+      status: 'succeeded',
+      createdAt: now,
+    };
     await client.send(
       new TransactWriteItemsCommand({
         TransactItems: [
-          { Put: { TableName: setup.idemkitTable, Item: marshall(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: setup.idemkitTable,
+              Item: marshall(record),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           { Put: { TableName: setup.paymentsTable, Item: marshall(payment) } },
         ],
       }),
@@ -140,8 +165,13 @@ function meterCapacity(client: DynamoDBClient): CapacityMeter {
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity = 'TOTAL';
       const out = await next(args);
-      const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
-      const total = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      const consumed = (
+        out.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }
+      ).ConsumedCapacity;
+      const total = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+        (sum, c) => sum + (c.CapacityUnits ?? 0),
+        0,
+      );
       const name = String(context.commandName).replace(/Command$/, '');
       units.set(name, (units.get(name) ?? 0) + total);
       return out;
@@ -165,7 +195,11 @@ function timeCalls(client: DynamoDBClient): Writer['callMs'] {
     },
     { step: 'initialize', name: 'benchTimeCalls', priority: 'high' },
   );
-  return { total: () => [...ms.values()].reduce((a, b) => a + b, 0), byCommand: () => Object.fromEntries(ms), reset: () => ms.clear() };
+  return {
+    total: () => [...ms.values()].reduce((a, b) => a + b, 0),
+    byCommand: () => Object.fromEntries(ms),
+    reset: () => ms.clear(),
+  };
 }
 
 async function run(invocation: () => Promise<unknown>): Promise<Outcome> {

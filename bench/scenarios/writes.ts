@@ -5,13 +5,25 @@ import { benchClient, createTable } from '../harness/dynamodb.js';
 import { newKey, paymentEvent } from '../harness/events.js';
 import { alternate, sleep } from '../harness/rounds.js';
 import { median, summarize, type Summary } from '../harness/stats.js';
-import { buildWriter, GUARDED_WRITERS, WRITERS, type Writer, type WriterName, type WriterSetup } from '../harness/writing-contenders.js';
+import {
+  buildWriter,
+  GUARDED_WRITERS,
+  WRITERS,
+  type Writer,
+  type WriterName,
+  type WriterSetup,
+} from '../harness/writing-contenders.js';
 
 /** How much of the writing scenario a run measures. */
 export interface WritesPlan {
   readonly callRepetitions: number;
   readonly latency: { readonly warmupRounds: number; readonly rounds: number; readonly perRound: number };
-  readonly throughput: { readonly concurrency: number; readonly warmupRounds: number; readonly rounds: number; readonly roundMs: number };
+  readonly throughput: {
+    readonly concurrency: number;
+    readonly warmupRounds: number;
+    readonly rounds: number;
+    readonly roundMs: number;
+  };
   readonly sameKey: { readonly callers: number; readonly trials: number; readonly handlerMs: number };
 }
 
@@ -49,7 +61,12 @@ export interface WritesResult {
   readonly latency: Record<WriterName, WriterLatency>;
   /** Medians of per-round ratios of new-key medians: `a` over `b`. */
   readonly latencyRatios: Record<string, number>;
-  readonly throughput: { readonly perRound: Record<WriterName, number[]>; readonly medianRps: Record<WriterName, number>; readonly failures: Record<WriterName, number>; readonly ratios: Record<string, number> };
+  readonly throughput: {
+    readonly perRound: Record<WriterName, number[]>;
+    readonly medianRps: Record<WriterName, number>;
+    readonly failures: Record<WriterName, number>;
+    readonly ratios: Record<string, number>;
+  };
   readonly sameKey: Record<(typeof GUARDED_WRITERS)[number], WriterRace>;
 }
 
@@ -70,7 +87,11 @@ type Tables = Omit<WriterSetup, 'measureCapacity' | 'beforeWrite'>;
  * with the write staged (default and `staged-only`), and the bare `TransactWriteItems` of the
  * same two items as the floor — side by side, alternating round by round.
  */
-export async function measureWrites(endpoint: string, plan: WritesPlan, log: (line: string) => void = () => undefined): Promise<WritesResult> {
+export async function measureWrites(
+  endpoint: string,
+  plan: WritesPlan,
+  log: (line: string) => void = () => undefined,
+): Promise<WritesResult> {
   const admin = benchClient(endpoint);
   const tables = async (): Promise<Tables> => ({
     endpoint,
@@ -97,7 +118,12 @@ async function observe(writer: Writer, key: string): Promise<CallsAndCapacity> {
   writer.calls.reset();
   writer.capacity?.reset();
   const outcome = await writer.invoke(paymentEvent(key));
-  return { calls: writer.calls.total(), commands: writer.calls.byCommand(), capacityUnits: writer.capacity?.byCommand() ?? {}, answer: answerOf(outcome) };
+  return {
+    calls: writer.calls.total(),
+    commands: writer.calls.byCommand(),
+    capacityUnits: writer.capacity?.byCommand() ?? {},
+    answer: answerOf(outcome),
+  };
 }
 
 async function countCallsAndCapacity(tables: Tables, repetitions: number): Promise<WritesResult['calls']> {
@@ -127,12 +153,21 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   map.set(key, [...(map.get(key) ?? []), value]);
 }
 
-async function measureLatency(tables: Tables, plan: WritesPlan['latency']): Promise<Pick<WritesResult, 'latency' | 'latencyRatios'>> {
-  const writers = Object.fromEntries(WRITERS.map((name) => [name, buildWriter(name, tables)])) as Record<WriterName, Writer>;
+async function measureLatency(
+  tables: Tables,
+  plan: WritesPlan['latency'],
+): Promise<Pick<WritesResult, 'latency' | 'latencyRatios'>> {
+  const writers = Object.fromEntries(WRITERS.map((name) => [name, buildWriter(name, tables)])) as Record<
+    WriterName,
+    Writer
+  >;
   const newKeys = Object.fromEntries(WRITERS.map((name) => [name, [] as number[][]])) as Record<WriterName, number[][]>;
   const replays = Object.fromEntries(WRITERS.map((name) => [name, [] as number[]])) as Record<WriterName, number[]>;
   const inCalls = Object.fromEntries(WRITERS.map((name) => [name, [] as number[]])) as Record<WriterName, number[]>;
-  const byCommand = Object.fromEntries(WRITERS.map((name) => [name, new Map<string, number[]>()])) as Record<WriterName, Map<string, number[]>>;
+  const byCommand = Object.fromEntries(WRITERS.map((name) => [name, new Map<string, number[]>()])) as Record<
+    WriterName,
+    Map<string, number[]>
+  >;
   try {
     await alternate(WRITERS, plan.warmupRounds + plan.rounds, async (name, round) => {
       const keep = round >= plan.warmupRounds;
@@ -168,17 +203,22 @@ async function measureLatency(tables: Tables, plan: WritesPlan['latency']): Prom
       {
         newKey: summarize(newKeys[name].flat()),
         newKeyInCallsMs: median(inCalls[name]),
-        newKeyInCallsByCommandMs: Object.fromEntries([...byCommand[name]].map(([command, ms]) => [command, median(ms)])),
+        newKeyInCallsByCommandMs: Object.fromEntries(
+          [...byCommand[name]].map(([command, ms]) => [command, median(ms)]),
+        ),
         ...(replays[name].length > 0 ? { replay: summarize(replays[name]) } : {}),
       },
     ]),
   ) as Record<WriterName, WriterLatency>;
-  const perRoundRatio = ([a, b]: readonly [WriterName, WriterName]) => median(newKeys[a].map((round, i) => median(round) / median(newKeys[b][i])));
+  const perRoundRatio = ([a, b]: readonly [WriterName, WriterName]) =>
+    median(newKeys[a].map((round, i) => median(round) / median(newKeys[b][i])));
   return { latency, latencyRatios: Object.fromEntries(RATIOS.map((pair) => [ratioName(pair), perRoundRatio(pair)])) };
 }
 
 async function measureThroughput(tables: Tables, plan: WritesPlan['throughput']): Promise<WritesResult['throughput']> {
-  const containers = Object.fromEntries(WRITERS.map((name) => [name, Array.from({ length: plan.concurrency }, () => buildWriter(name, tables))])) as Record<WriterName, Writer[]>;
+  const containers = Object.fromEntries(
+    WRITERS.map((name) => [name, Array.from({ length: plan.concurrency }, () => buildWriter(name, tables))]),
+  ) as Record<WriterName, Writer[]>;
   const perRound = Object.fromEntries(WRITERS.map((name) => [name, [] as number[]])) as Record<WriterName, number[]>;
   const failures = Object.fromEntries(WRITERS.map((name) => [name, 0])) as Record<WriterName, number>;
   try {
@@ -203,7 +243,8 @@ async function measureThroughput(tables: Tables, plan: WritesPlan['throughput'])
   } finally {
     closeAll(Object.values(containers).flat());
   }
-  const ratio = ([a, b]: readonly [WriterName, WriterName]) => median(perRound[a].map((rps, i) => rps / perRound[b][i]));
+  const ratio = ([a, b]: readonly [WriterName, WriterName]) =>
+    median(perRound[a].map((rps, i) => rps / perRound[b][i]));
   return {
     perRound,
     medianRps: Object.fromEntries(WRITERS.map((name) => [name, median(perRound[name])])) as Record<WriterName, number>,
@@ -218,15 +259,23 @@ async function raceSameKey(tables: Tables, plan: WritesPlan['sameKey']): Promise
     executions.set(key, (executions.get(key) ?? 0) + 1);
     await sleep(plan.handlerMs);
   };
-  const containers = Object.fromEntries(GUARDED_WRITERS.map((name) => [name, Array.from({ length: plan.callers }, () => buildWriter(name, { ...tables, beforeWrite }))])) as Record<
-    (typeof GUARDED_WRITERS)[number],
-    Writer[]
-  >;
-  const races = Object.fromEntries(GUARDED_WRITERS.map((name) => [name, { executionsPerTrial: [], committedWritesPerTrial: [], answers: {} } as WriterRace])) as WritesResult['sameKey'];
+  const containers = Object.fromEntries(
+    GUARDED_WRITERS.map((name) => [
+      name,
+      Array.from({ length: plan.callers }, () => buildWriter(name, { ...tables, beforeWrite })),
+    ]),
+  ) as Record<(typeof GUARDED_WRITERS)[number], Writer[]>;
+  const races = Object.fromEntries(
+    GUARDED_WRITERS.map((name) => [
+      name,
+      { executionsPerTrial: [], committedWritesPerTrial: [], answers: {} } as WriterRace,
+    ]),
+  ) as WritesResult['sameKey'];
   const reader = DynamoDBDocumentClient.from(benchClient(tables.endpoint));
   try {
     // Warm every container (connection, JIT) on a key of its own before the races.
-    for (const name of GUARDED_WRITERS) await Promise.all(containers[name].map((container) => container.invoke(paymentEvent(newKey()))));
+    for (const name of GUARDED_WRITERS)
+      await Promise.all(containers[name].map((container) => container.invoke(paymentEvent(newKey()))));
     await alternate(GUARDED_WRITERS, plan.trials, async (name) => {
       const key = newKey();
       const outcomes = await Promise.all(containers[name].map((container) => container.invoke(paymentEvent(key))));
@@ -247,7 +296,13 @@ async function committedWrites(reader: DynamoDBDocumentClient, paymentsTable: st
   let start: Record<string, unknown> | undefined;
   do {
     const page = await reader.send(
-      new ScanCommand({ TableName: paymentsTable, ConsistentRead: true, FilterExpression: 'idempotencyKey = :key', ExpressionAttributeValues: { ':key': key }, ExclusiveStartKey: start }),
+      new ScanCommand({
+        TableName: paymentsTable,
+        ConsistentRead: true,
+        FilterExpression: 'idempotencyKey = :key',
+        ExpressionAttributeValues: { ':key': key },
+        ExclusiveStartKey: start,
+      }),
     );
     count += page.Count ?? 0;
     start = page.LastEvaluatedKey;

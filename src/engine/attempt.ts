@@ -148,7 +148,8 @@ export class Attempt {
    */
   holdStaged(pk: string, fingerprint: string): void {
     this.trace.attempt = 1;
-    const scope = StagedOnlyScope.begin({ journal: this.journal, pk, fingerprint, nowEpochMs: this.settings.clock(), key: this.key as string, scope: this.scopeName, clock: this.settings.clock });
+    const { clock } = this.settings;
+    const scope = StagedOnlyScope.begin({ journal: this.journal, pk, fingerprint, nowEpochMs: clock(), key: this.key as string, scope: this.scopeName, clock });
     bindScope(this.context, scope);
     this.admission = { kind: 'run', scope };
   }

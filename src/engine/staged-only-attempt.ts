@@ -35,7 +35,13 @@ const RACE_PAUSE_MS = 10;
  */
 export class StagedOnlyScope extends AttemptScope {
   /** The scope of an attempt on `pk` that began at `nowEpochMs`, with a fresh commit token. */
-  static begin(init: Omit<AttemptScopeInit, 'record' | 'recovering' | 'leaseMs'> & { readonly pk: string; readonly fingerprint: string; readonly nowEpochMs: number }): StagedOnlyScope {
+  static begin(
+    init: Omit<AttemptScopeInit, 'record' | 'recovering' | 'leaseMs'> & {
+      readonly pk: string;
+      readonly fingerprint: string;
+      readonly nowEpochMs: number;
+    },
+  ): StagedOnlyScope {
     const { pk, fingerprint, nowEpochMs, ...rest } = init;
     const record: JournalRecord = {
       pk,
@@ -96,7 +102,10 @@ export class StagedOnlyCommit {
     private readonly settings: EngineSettings,
   ) {}
 
-  async settle(outcome: { readonly store: boolean; readonly response: unknown }): Promise<{ kind: 'ran' | 'superseded'; response: unknown }> {
+  async settle(outcome: {
+    readonly store: boolean;
+    readonly response: unknown;
+  }): Promise<{ kind: 'ran' | 'superseded'; response: unknown }> {
     if (!outcome.store) {
       this.host.mark('released', MetricName.released);
       return { kind: 'ran', response: outcome.response };
@@ -104,7 +113,7 @@ export class StagedOnlyCommit {
     const { clock } = this.settings;
     let over: StagedCommit['over'] = 'absent';
     let replaced: JournalRecord | undefined;
-    for (let races = 0; ; ) {
+    for (let races = 0; ;) {
       let stored = outcome.response;
       let result: StagedCommitResult;
       try {
@@ -123,7 +132,8 @@ export class StagedOnlyCommit {
         found = result.record;
       } else {
         // Cancelled by a concurrent transaction: once it has landed, the record it wrote decides.
-        if (++races > MAX_COMMIT_RACES) throw this.failed(new JournalUnavailableError(`The commit met a concurrent transaction ${races} times`));
+        if (++races > MAX_COMMIT_RACES)
+          throw this.failed(new JournalUnavailableError(`The commit met a concurrent transaction ${races} times`));
         await this.settings.sleep(Math.random() * RACE_PAUSE_MS * 2 ** races);
         found = await this.host.journal.get(this.scope.pk).catch((error: unknown) => {
           throw this.failed(error);
@@ -134,7 +144,8 @@ export class StagedOnlyCommit {
       if (!found) continue;
       if (!isClaimableByCommit(found, clock())) return this.decide(found);
       // Past its expiresAt, or left by a leased attempt before any effect: commit again, over that record only.
-      if (over === 'claimable' && result.kind === 'refused' && ++races > MAX_COMMIT_RACES) throw this.failed(new JournalUnavailableError('The commit kept meeting changed records'));
+      if (over === 'claimable' && result.kind === 'refused' && ++races > MAX_COMMIT_RACES)
+        throw this.failed(new JournalUnavailableError('The commit kept meeting changed records'));
       over = 'claimable';
       replaced = found;
     }
@@ -154,14 +165,24 @@ export class StagedOnlyCommit {
     });
   }
 
-  private committed(stored: unknown, replaced: JournalRecord | undefined, response: unknown): { kind: 'ran'; response: unknown } {
+  private committed(
+    stored: unknown,
+    replaced: JournalRecord | undefined,
+    response: unknown,
+  ): { kind: 'ran'; response: unknown } {
     const { clock, ttlSeconds, localCache } = this.settings;
     const { host, scope } = this;
     if (!replaced) host.mark('new', MetricName.newRequest);
-    else if (isExpired(replaced.expiresAtEpochSeconds, clock())) host.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
+    else if (isExpired(replaced.expiresAtEpochSeconds, clock()))
+      host.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
     else host.mark('recovered', MetricName.newRequest, MetricName.leaseTakeover);
     host.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
-    localCache?.remember({ pk: scope.pk, fingerprint: scope.fingerprint, response: { value: stored }, expiresAtEpochSeconds: Math.floor(clock() / 1000) + ttlSeconds });
+    localCache?.remember({
+      pk: scope.pk,
+      fingerprint: scope.fingerprint,
+      response: { value: stored },
+      expiresAtEpochSeconds: Math.floor(clock() / 1000) + ttlSeconds,
+    });
     return { kind: 'ran', response };
   }
 
@@ -178,7 +199,10 @@ export class StagedOnlyCommit {
       host.replay(record.response?.value);
       return { kind: 'superseded', response: record.response?.value };
     }
-    if (record.status === RecordStatus.unknown || (record.effectStarted && record.leaseUntilEpochMs < this.settings.clock())) {
+    if (
+      record.status === RecordStatus.unknown ||
+      (record.effectStarted && record.leaseUntilEpochMs < this.settings.clock())
+    ) {
       // A leased attempt began an effect and may have vanished: only its own protocol, or an operator, may decide.
       host.mark('unknown');
       throw new NeedsReviewError(record);
@@ -188,7 +212,8 @@ export class StagedOnlyCommit {
   }
 
   private failed(error: unknown): unknown {
-    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) this.host.mark('conflict', MetricName.commitConflict);
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError)
+      this.host.mark('conflict', MetricName.commitConflict);
     // Fail closed: nothing committed, and the caller's retry runs again.
     else if (error instanceof JournalUnavailableError) this.host.mark('journal_unavailable', MetricName.journalError);
     // A staged write DynamoDB refused: the handler's failure, and nothing was written.

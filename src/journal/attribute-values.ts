@@ -36,9 +36,13 @@ function toAttribute(value: unknown): AttributeValue {
       break;
     case 'object': {
       if (value === null) return { NULL: true };
-      if (Array.isArray(value)) return { L: value.filter((element) => element !== undefined && typeof element !== 'function').map(toAttribute) };
+      if (Array.isArray(value))
+        return {
+          L: value.filter((element) => element !== undefined && typeof element !== 'function').map(toAttribute),
+        };
       const prototype = Object.getPrototypeOf(value);
-      if (prototype === Object.prototype || prototype === null) return { M: toAttributeMap(value as Record<string, unknown>) };
+      if (prototype === Object.prototype || prototype === null)
+        return { M: toAttributeMap(value as Record<string, unknown>) };
       if (value.constructor === Buffer || value.constructor === Uint8Array) return { B: value as Uint8Array };
       break;
     }

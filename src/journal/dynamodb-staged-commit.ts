@@ -27,7 +27,12 @@ export interface StagedCommitTarget {
 
 /** A conditional `Put` that fails when the item exists, returning the item held. */
 export function putIfAbsent(tableName: string, item: Record<string, unknown>): TransactItem {
-  const put = { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
+  const put = {
+    TableName: tableName,
+    Item: item,
+    ConditionExpression: 'attribute_not_exists(#pk)',
+    ExpressionAttributeNames: { '#pk': 'pk' },
+  };
   // The item already there comes back with the cancellation, so a conflict can say who holds it.
   return { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] };
 }
@@ -37,7 +42,11 @@ export function putIfAbsent(tableName: string, item: Record<string, unknown>): T
  * condition first, so its cancellation reason is item 0), uniqueness claims, outbox events,
  * the handler's staged writes, then the chunks of a large response.
  */
-export async function commitStagedOnDynamoDB(target: StagedCommitTarget, commit: StagedCommit, nowEpochMs: number): Promise<StagedCommitResult> {
+export async function commitStagedOnDynamoDB(
+  target: StagedCommitTarget,
+  commit: StagedCommit,
+  nowEpochMs: number,
+): Promise<StagedCommitResult> {
   const { tableName, calls } = target;
   const { writes } = commit;
   const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
@@ -55,7 +64,16 @@ export async function commitStagedOnDynamoDB(target: StagedCommitTarget, commit:
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);
-    if (!held) return classify(error, { claims: writes.uniqueClaims.length, stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length, staged: writes.staged.length }, commit);
+    if (!held)
+      return classify(
+        error,
+        {
+          claims: writes.uniqueClaims.length,
+          stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length,
+          staged: writes.staged.length,
+        },
+        commit,
+      );
     const found = recordFromItem(held);
     // A resend of ours that had landed, once the token's window is over: the record is our own.
     if (found.leaseToken === commit.commitToken) return { kind: 'committed' };
@@ -66,15 +84,24 @@ export async function commitStagedOnDynamoDB(target: StagedCommitTarget, commit:
 
 /** The record returned with a cancellation on the record's own condition. */
 function recordHeld(error: unknown): JournalItem | undefined {
-  const reason = (error as AwsError)?.name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons?.[0] : undefined;
-  return reason?.Code === 'ConditionalCheckFailed' && reason.Item ? fromAttributeMap(reason.Item as AttributeMap) : undefined;
+  const reason =
+    (error as AwsError)?.name === 'TransactionCanceledException'
+      ? (error as AwsError).CancellationReasons?.[0]
+      : undefined;
+  return reason?.Code === 'ConditionalCheckFailed' && reason.Item
+    ? fromAttributeMap(reason.Item as AttributeMap)
+    : undefined;
 }
 
 /**
  * Why a staged commit whose record condition held was cancelled. A concurrent transaction
  * wins over every other reason: once it has landed, the record may decide.
  */
-function classify(error: unknown, layout: { claims: number; stagedOffset: number; staged: number }, commit: StagedCommit): StagedCommitResult {
+function classify(
+  error: unknown,
+  layout: { claims: number; stagedOffset: number; staged: number },
+  commit: StagedCommit,
+): StagedCommitResult {
   const name = (error as AwsError)?.name;
   if (name === 'TransactionInProgressException') return { kind: 'raced' };
   if (name && REJECTED_REQUEST_ERRORS.has(name)) throw error;

@@ -18,7 +18,10 @@ const TRANSACTION_MARGIN_BYTES = 64 * 1024;
  * effect — exactly what a takeover would run again, so committing over it runs nothing twice;
  * that attempt's own later writes are fenced on its token.
  */
-export function isClaimableByCommit(record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs' | 'effectStarted'>, nowEpochMs: number): boolean {
+export function isClaimableByCommit(
+  record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs' | 'effectStarted'>,
+  nowEpochMs: number,
+): boolean {
   if (isClaimable(record, nowEpochMs)) return true;
   return record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < nowEpochMs && !record.effectStarted;
 }
@@ -29,13 +32,19 @@ export function isClaimableByCommit(record: Pick<JournalRecord, 'expiresAtEpochS
  * on); over `claimable` it is {@link isClaimableByCommit} in DynamoDB's words.
  */
 export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
-  if (over === 'absent') return { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
+  if (over === 'absent')
+    return { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
   return {
     ConditionExpression:
       'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) ' +
       'OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
     ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
-    ExpressionAttributeValues: { ':nowSeconds': Math.floor(nowEpochMs / 1000), ':nowMs': nowEpochMs, ':inProgress': RecordStatus.inProgress, ':false': false },
+    ExpressionAttributeValues: {
+      ':nowSeconds': Math.floor(nowEpochMs / 1000),
+      ':nowMs': nowEpochMs,
+      ':inProgress': RecordStatus.inProgress,
+      ':false': false,
+    },
   };
 }
 
@@ -73,14 +82,20 @@ export function stagedCommitItems(commit: StagedCommit, nowEpochMs: number): Sta
   };
   const chunks =
     encoded.encoding === 'chunked'
-      ? encoded.chunks.map((data, i) => ({ pk: chunkPk(commit.pk, commit.commitToken, i), kind: RecordKind.chunk, data, expiresAt }))
+      ? encoded.chunks.map((data, i) => ({
+          pk: chunkPk(commit.pk, commit.commitToken, i),
+          kind: RecordKind.chunk,
+          data,
+          expiresAt,
+        }))
       : [];
   const { writes } = commit;
   const count = 1 + chunks.length + writes.staged.length + writes.uniqueClaims.length + writes.outbox.length;
   if (count > TRANSACTION_MAX_ITEMS) throw new ResponseTooLargeError(Buffer.byteLength(responseJson(commit.response)));
   // An inline JSON response is a few KB at most: storing a marker instead could not make the writes fit, so no need to weigh them.
   if (encoded.encoding === 'json') return { record, chunks };
-  const bytes = [record, ...chunks].reduce((sum, item) => sum + itemBytes(item), 0) + writesBytes(commit.pk, writes, nowEpochMs);
+  const bytes =
+    [record, ...chunks].reduce((sum, item) => sum + itemBytes(item), 0) + writesBytes(commit.pk, writes, nowEpochMs);
   if (bytes > TRANSACTION_MAX_BYTES - TRANSACTION_MARGIN_BYTES) throw new ResponseTooLargeError(bytes);
   return { record, chunks };
 }
@@ -100,7 +115,8 @@ function writesBytes(pk: string, writes: CompletionWrites, nowEpochMs: number): 
 }
 
 function stagedBytes(entry: TransactItem): number {
-  const values = (e: { ExpressionAttributeValues?: Record<string, unknown> }) => (e.ExpressionAttributeValues ? itemBytes(e.ExpressionAttributeValues) : 0);
+  const values = (e: { ExpressionAttributeValues?: Record<string, unknown> }) =>
+    e.ExpressionAttributeValues ? itemBytes(e.ExpressionAttributeValues) : 0;
   if (entry.Put) return itemBytes(entry.Put.Item) + values(entry.Put);
   const keyed = entry.Update ?? entry.Delete ?? entry.ConditionCheck;
   return keyed ? itemBytes(keyed.Key) + values(keyed) : 0;
@@ -109,13 +125,15 @@ function stagedBytes(entry: TransactItem): number {
 /** DynamoDB's size of an item: attribute names plus values, by its published rules. */
 function itemBytes(item: Record<string, unknown>): number {
   let bytes = 0;
-  for (const [name, value] of Object.entries(item)) if (value !== undefined) bytes += Buffer.byteLength(name, 'utf8') + valueBytes(value);
+  for (const [name, value] of Object.entries(item))
+    if (value !== undefined) bytes += Buffer.byteLength(name, 'utf8') + valueBytes(value);
   return bytes;
 }
 
 function valueBytes(value: unknown): number {
   if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number' || typeof value === 'bigint') return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
+  if (typeof value === 'number' || typeof value === 'bigint')
+    return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
   if (typeof value === 'boolean' || value === null) return 1;
   if (value instanceof Uint8Array) return value.byteLength;
   if (value instanceof Set || Array.isArray(value)) {

@@ -19,7 +19,10 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     expect(answer).toMatchObject({ status: 'new', commands: ONE_COMMIT, code: undefined });
     if (entryPoint === 'http') expect(answer).toMatchObject({ httpStatus: 201, replayed: false });
     expect(await world.entries(key)).toBe(1);
-    expect(await world.journal().get(pkOf(entryPoint, key))).toMatchObject({ status: RecordStatus.completed, attempt: 1 });
+    expect(await world.journal().get(pkOf(entryPoint, key))).toMatchObject({
+      status: RecordStatus.completed,
+      attempt: 1,
+    });
   });
 
   it('answers a replay with the stored outcome in one call: the handler runs, nothing of its run commits', async () => {
@@ -105,7 +108,10 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
   it('writes nothing when the handler throws, and the retry runs and commits', async () => {
     const key = newKey();
 
-    const failed = await world.container(entryPoint, { throws: true }).send({ key, amount: 100 }).catch((error: Error) => ({ thrown: error.message }));
+    const failed = await world
+      .container(entryPoint, { throws: true })
+      .send({ key, amount: 100 })
+      .catch((error: Error) => ({ thrown: error.message }));
     const retry = await world.container(entryPoint).send({ key, amount: 100 });
 
     if (entryPoint === 'sqs') expect(failed).toMatchObject({ status: 'released', commands: [] });
@@ -160,7 +166,11 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
 
     const reuse = await world.container(entryPoint, {}, { guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
 
-    expect(reuse).toMatchObject({ status: 'expired', code: undefined, commands: ['TransactWriteItems', 'TransactWriteItems'] });
+    expect(reuse).toMatchObject({
+      status: 'expired',
+      code: undefined,
+      commands: ['TransactWriteItems', 'TransactWriteItems'],
+    });
     expect(await world.entries(key)).toBe(2);
   });
 
@@ -170,7 +180,9 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     const inside = new Promise<void>((resolve) => (entered = resolve));
     let release!: () => void;
     const hold = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
-    const stalled = world.container(entryPoint, { hold }, { guard: { effects: 'any', leaseMs: 200 } }).send({ key, amount: 100 });
+    const stalled = world
+      .container(entryPoint, { hold }, { guard: { effects: 'any', leaseMs: 200 } })
+      .send({ key, amount: 100 });
     await inside;
     await new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -178,7 +190,11 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     release();
     const late = await stalled;
 
-    expect(staged).toMatchObject({ status: 'recovered', code: undefined, commands: ['TransactWriteItems', 'TransactWriteItems'] });
+    expect(staged).toMatchObject({
+      status: 'recovered',
+      code: undefined,
+      commands: ['TransactWriteItems', 'TransactWriteItems'],
+    });
     expect(late.status).toBe('lease_lost');
     if (entryPoint !== 'sqs') expect(late.result).toEqual(staged.result);
     expect(await world.entries(key)).toBe(1);
@@ -196,38 +212,41 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
   });
 });
 
-describe.each(['http', 'function'] as const)("effects: 'staged-only' outcomes through %s, on DynamoDB Local", (entryPoint) => {
-  let world: StagedOnlyWorld;
-  beforeAll(async () => {
-    world = await StagedOnlyWorld.create();
-  });
+describe.each(['http', 'function'] as const)(
+  "effects: 'staged-only' outcomes through %s, on DynamoDB Local",
+  (entryPoint) => {
+    let world: StagedOnlyWorld;
+    beforeAll(async () => {
+      world = await StagedOnlyWorld.create();
+    });
 
-  it('commits a large outcome in chunks inside the one transaction and replays it byte for byte (one call more)', async () => {
-    const key = newKey();
-    const first = await world.container(entryPoint, { blobBytes: 900 * 1024 }).send({ key, amount: 100 });
+    it('commits a large outcome in chunks inside the one transaction and replays it byte for byte (one call more)', async () => {
+      const key = newKey();
+      const first = await world.container(entryPoint, { blobBytes: 900 * 1024 }).send({ key, amount: 100 });
 
-    const replay = await world.container(entryPoint, { blobBytes: 10 }).send({ key, amount: 100 });
+      const replay = await world.container(entryPoint, { blobBytes: 10 }).send({ key, amount: 100 });
 
-    expect(first).toMatchObject({ status: 'new', commands: ONE_COMMIT });
-    expect(replay).toMatchObject({ status: 'replay', commands: ['TransactWriteItems', 'BatchGetItem'] });
-    expect(replay.result).toEqual(first.result);
-    if (entryPoint === 'http') expect(replay.body).toBe(first.body);
-  });
+      expect(first).toMatchObject({ status: 'new', commands: ONE_COMMIT });
+      expect(replay).toMatchObject({ status: 'replay', commands: ['TransactWriteItems', 'BatchGetItem'] });
+      expect(replay.result).toEqual(first.result);
+      if (entryPoint === 'http') expect(replay.body).toBe(first.body);
+    });
 
-  it('commits the writes of an outcome past the transaction’s limits; the first caller gets it, later ones response-too-large', async () => {
-    const key = newKey();
-    const first = await world.container(entryPoint, { blobBytes: 6_000_000 }).send({ key, amount: 100 });
+    it('commits the writes of an outcome past the transaction’s limits; the first caller gets it, later ones response-too-large', async () => {
+      const key = newKey();
+      const first = await world.container(entryPoint, { blobBytes: 6_000_000 }).send({ key, amount: 100 });
 
-    const later = await world.container(entryPoint).send({ key, amount: 100 });
+      const later = await world.container(entryPoint).send({ key, amount: 100 });
 
-    expect(first).toMatchObject({ status: 'new', commands: ONE_COMMIT });
-    expect((first.result?.blob as string).length).toBeGreaterThanOrEqual(6_000_000);
-    expect(later).toMatchObject({ code: 'response-too-large', commands: ONE_COMMIT });
-    if (entryPoint === 'http') expect(later.httpStatus).toBe(500);
-    expect(await world.entries(key)).toBe(1);
-    expect(world.runs.get(key)).toBe(2);
-  });
-});
+      expect(first).toMatchObject({ status: 'new', commands: ONE_COMMIT });
+      expect((first.result?.blob as string).length).toBeGreaterThanOrEqual(6_000_000);
+      expect(later).toMatchObject({ code: 'response-too-large', commands: ONE_COMMIT });
+      if (entryPoint === 'http') expect(later.httpStatus).toBe(500);
+      expect(await world.entries(key)).toBe(1);
+      expect(world.runs.get(key)).toBe(2);
+    });
+  },
+);
 
 describe("effects: 'staged-only' answers only the HTTP middleware gives, on DynamoDB Local", () => {
   let world: StagedOnlyWorld;
@@ -261,9 +280,27 @@ describe("effects: 'staged-only' answers only the HTTP middleware gives, on Dyna
 describe("the 'effects' option", () => {
   it.each([
     ['an unknown mode', { effects: 'some' }, "'effects' must be 'any' or 'staged-only'"],
-    ['a recover hook, which no staged-only attempt could ask', { effects: 'staged-only', recover: async () => ({ outcome: 'rerun' }) }, "'recover' does not apply"],
+    [
+      'a recover hook, which no staged-only attempt could ask',
+      { effects: 'staged-only', recover: async () => ({ outcome: 'rerun' }) },
+      "'recover' does not apply",
+    ],
+    [
+      'a migration, whose lookup runs when a key is reserved',
+      {
+        effects: 'staged-only',
+        migrateFrom: { powertools: { tableName: 'powertools-table', keyPrefix: 'fn', eventKeyJmesPath: 'id' } },
+      },
+      "'migrateFrom' does not apply",
+    ],
   ])('refuses %s when the guard is created', (_name, options, message) => {
-    const create = () => makeIdempotent(async () => 1, { journal: new MemoryJournal(), operation: 'op', key: () => 'k', ...(options as object) });
+    const create = () =>
+      makeIdempotent(async () => 1, {
+        journal: new MemoryJournal(),
+        operation: 'op',
+        key: () => 'k',
+        ...(options as object),
+      });
     expect(create).toThrow(InvalidOptionsError);
     expect(create).toThrow(message);
   });

@@ -8,7 +8,7 @@ const newKey = () => `k-${randomUUID()}`;
 /** A client without the SDK's own retries, so each fault meets the guard directly. */
 const bareClient = () => localClient({ maxAttempts: 1 });
 
-describe.each(ENTRY_POINTS)("faults on a staged-only commit through %s, against DynamoDB Local", (entryPoint) => {
+describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against DynamoDB Local', (entryPoint) => {
   let world: StagedOnlyWorld;
   beforeAll(async () => {
     world = await StagedOnlyWorld.create();
@@ -35,7 +35,11 @@ describe.each(ENTRY_POINTS)("faults on a staged-only commit through %s, against 
 
     const answer = await world.container(entryPoint, {}, { client }).send({ key, amount: 100 });
 
-    expect(answer).toMatchObject({ status: 'new', code: undefined, commands: ['TransactWriteItems', 'TransactWriteItems', 'GetItem'] });
+    expect(answer).toMatchObject({
+      status: 'new',
+      code: undefined,
+      commands: ['TransactWriteItems', 'TransactWriteItems', 'GetItem'],
+    });
     expect(await world.entries(key)).toBe(1);
   });
 
@@ -56,8 +60,14 @@ describe.each(ENTRY_POINTS)("faults on a staged-only commit through %s, against 
   });
 
   it.each([
-    ['a throttled request', (client: ReturnType<typeof bareClient>) => injectFault(client, 'complete', { kind: 'throttle' })],
-    ['a ThrottlingError cancellation', (client: ReturnType<typeof bareClient>) => injectCancellation(client, { code: 'ThrottlingError' })],
+    [
+      'a throttled request',
+      (client: ReturnType<typeof bareClient>) => injectFault(client, 'complete', { kind: 'throttle' }),
+    ],
+    [
+      'a ThrottlingError cancellation',
+      (client: ReturnType<typeof bareClient>) => injectCancellation(client, { code: 'ThrottlingError' }),
+    ],
   ])('fails closed on %s: 503 with nothing committed, and the retry commits once', async (_name, inject) => {
     const key = newKey();
     const client = bareClient();
@@ -66,7 +76,11 @@ describe.each(ENTRY_POINTS)("faults on a staged-only commit through %s, against 
     const answer = await world.container(entryPoint, {}, { client }).send({ key, amount: 100 });
     const retry = await world.container(entryPoint).send({ key, amount: 100 });
 
-    expect(answer).toMatchObject({ status: 'journal_unavailable', code: 'journal-unavailable', commands: ['TransactWriteItems'] });
+    expect(answer).toMatchObject({
+      status: 'journal_unavailable',
+      code: 'journal-unavailable',
+      commands: ['TransactWriteItems'],
+    });
     if (entryPoint === 'http') expect(answer.httpStatus).toBe(503);
     expect(retry.status).toBe('new');
     expect(await world.entries(key)).toBe(1);

@@ -106,14 +106,29 @@ export class StagedOnlyWorld {
   /** Ledger entries committed for `key`. */
   async entries(key: string): Promise<number> {
     const doc = DynamoDBDocumentClient.from(this.client);
-    const out = await doc.send(new ScanCommand({ TableName: this.domainTable, ConsistentRead: true, FilterExpression: '#key = :key', ExpressionAttributeNames: { '#key': 'key' }, ExpressionAttributeValues: { ':key': key } }));
+    const out = await doc.send(
+      new ScanCommand({
+        TableName: this.domainTable,
+        ConsistentRead: true,
+        FilterExpression: '#key = :key',
+        ExpressionAttributeNames: { '#key': 'key' },
+        ExpressionAttributeValues: { ':key': key },
+      }),
+    );
     return out.Count ?? 0;
   }
 
   /** The balance of `account`, undefined when it does not exist. */
   async balance(account: string): Promise<number | undefined> {
     const doc = DynamoDBDocumentClient.from(this.client);
-    const out = await doc.send(new ScanCommand({ TableName: this.domainTable, ConsistentRead: true, FilterExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `acct#${account}` } }));
+    const out = await doc.send(
+      new ScanCommand({
+        TableName: this.domainTable,
+        ConsistentRead: true,
+        FilterExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `acct#${account}` },
+      }),
+    );
     return out.Items?.[0]?.balance as number | undefined;
   }
 
@@ -124,11 +139,21 @@ export class StagedOnlyWorld {
   }
 
   /** A container of `entryPoint` running the payment handler under `effects: 'staged-only'`. */
-  container(entryPoint: EntryPoint, behaviour: Behaviour = {}, options: { client?: DynamoDBClient; guard?: Partial<GuardOptions> } = {}): Container {
+  container(
+    entryPoint: EntryPoint,
+    behaviour: Behaviour = {},
+    options: { client?: DynamoDBClient; guard?: Partial<GuardOptions> } = {},
+  ): Container {
     const client = options.client ?? localClient();
     const calls = countCalls(client);
     const telemetry = captureTelemetry();
-    const guard: GuardOptions = { journal: this.journal(client), effects: 'staged-only', logger: telemetry.logger, metrics: telemetry.metrics, ...options.guard };
+    const guard: GuardOptions = {
+      journal: this.journal(client),
+      effects: 'staged-only',
+      logger: telemetry.logger,
+      metrics: telemetry.metrics,
+      ...options.guard,
+    };
     const handle = (scope: IdempotencyScope, payment: Payment) => this.pay(scope, payment, behaviour);
     const send = sender(entryPoint, guard, handle, behaviour);
     return {
@@ -138,7 +163,11 @@ export class StagedOnlyWorld {
         telemetry.lines.length = 0;
         const answer = await send(payment, telemetry);
         const line = telemetry.lines.find((l) => l.idempotency_status !== undefined);
-        return { ...answer, status: line?.idempotency_status as string | undefined, commands: [...calls.byCommand].flatMap(([name, n]) => Array(n).fill(name.replace(/Command$/, ''))) };
+        return {
+          ...answer,
+          status: line?.idempotency_status as string | undefined,
+          commands: [...calls.byCommand].flatMap(([name, n]) => Array(n).fill(name.replace(/Command$/, ''))),
+        };
       },
     };
   }
@@ -147,7 +176,13 @@ export class StagedOnlyWorld {
     const run = (this.runs.get(payment.key) ?? 0) + 1;
     this.runs.set(payment.key, run);
     const entryId = `entry#${scope.deriveKey('entry')}`;
-    scope.stage({ Put: { TableName: this.domainTable, Item: { pk: entryId, key: payment.key, amount: payment.amount }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    scope.stage({
+      Put: {
+        TableName: this.domainTable,
+        Item: { pk: entryId, key: payment.key, amount: payment.amount },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
     if (behaviour.debit) {
       scope.stage({
         Update: {
@@ -159,7 +194,14 @@ export class StagedOnlyWorld {
         },
       });
     }
-    if (behaviour.requireMissingRow) scope.stage({ ConditionCheck: { TableName: this.domainTable, Key: { pk: `missing#${payment.key}` }, ConditionExpression: 'attribute_exists(pk)' } });
+    if (behaviour.requireMissingRow)
+      scope.stage({
+        ConditionCheck: {
+          TableName: this.domainTable,
+          Key: { pk: `missing#${payment.key}` },
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      });
     if (behaviour.claim) scope.claimUnique('order', behaviour.claim);
     if (behaviour.hold) {
       behaviour.hold.entered();
@@ -168,8 +210,16 @@ export class StagedOnlyWorld {
     if (behaviour.throws) throw new Error('downstream validation failed');
     const result: Record<string, unknown> = { entryId, run };
     if (behaviour.leaseOps) {
-      const codeOf = (call: () => Promise<unknown>) => call().then(() => 'ok', (error: unknown) => (error instanceof IdempotencyError ? error.code : String(error)));
-      result.leaseOps = [await codeOf(() => scope.beginEffect('charge')), await codeOf(() => scope.recordEvidence({ ref: 1 })), await codeOf(() => scope.heartbeat())];
+      const codeOf = (call: () => Promise<unknown>) =>
+        call().then(
+          () => 'ok',
+          (error: unknown) => (error instanceof IdempotencyError ? error.code : String(error)),
+        );
+      result.leaseOps = [
+        await codeOf(() => scope.beginEffect('charge')),
+        await codeOf(() => scope.recordEvidence({ ref: 1 })),
+        await codeOf(() => scope.heartbeat()),
+      ];
     }
     if (behaviour.blobBytes) result.blob = randomBytes(Math.ceil((behaviour.blobBytes * 3) / 4)).toString('base64');
     return result;
@@ -179,15 +229,31 @@ export class StagedOnlyWorld {
 type Telemetry = ReturnType<typeof captureTelemetry>;
 type Send = (payment: Payment, telemetry: Telemetry) => Promise<Omit<Answer, 'commands' | 'status'>>;
 
-function sender(entryPoint: EntryPoint, guard: GuardOptions, handle: (scope: IdempotencyScope, payment: Payment) => Promise<Record<string, unknown>>, behaviour: Behaviour): Send {
+function sender(
+  entryPoint: EntryPoint,
+  guard: GuardOptions,
+  handle: (scope: IdempotencyScope, payment: Payment) => Promise<Record<string, unknown>>,
+  behaviour: Behaviour,
+): Send {
   if (entryPoint === 'http') {
     const handler = middy(async (event: { body: string }, context: object) => {
       const result = await handle(idempotencyOf(context), JSON.parse(event.body) as Payment);
-      return { statusCode: behaviour.status ?? 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
+      return {
+        statusCode: behaviour.status ?? 201,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(result),
+      };
     }).use(httpIdempotency({ ...guard, operation: 'POST /payments' }));
     return async (payment) => {
-      const response = (await handler(httpEvent({ key: payment.key, body: payment }) as never, lambdaContext())) as { statusCode: number; body: string; headers?: Record<string, string> };
-      const problem = response.headers?.['content-type'] === 'application/problem+json' ? (JSON.parse(response.body) as { type: string }).type.split(':').pop() : undefined;
+      const response = (await handler(httpEvent({ key: payment.key, body: payment }) as never, lambdaContext())) as {
+        statusCode: number;
+        body: string;
+        headers?: Record<string, string>;
+      };
+      const problem =
+        response.headers?.['content-type'] === 'application/problem+json'
+          ? (JSON.parse(response.body) as { type: string }).type.split(':').pop()
+          : undefined;
       return {
         httpStatus: response.statusCode,
         code: problem,
@@ -198,7 +264,11 @@ function sender(entryPoint: EntryPoint, guard: GuardOptions, handle: (scope: Ide
     };
   }
   if (entryPoint === 'function') {
-    const pay = makeIdempotent(async (payment: Payment, context) => handle(idempotencyOf(context), payment), { ...guard, operation: 'pay', key: (payment) => payment.key });
+    const pay = makeIdempotent(async (payment: Payment, context) => handle(idempotencyOf(context), payment), {
+      ...guard,
+      operation: 'pay',
+      key: (payment) => payment.key,
+    });
     return async (payment) => {
       try {
         return { result: await pay(payment, lambdaContext()), code: undefined };
@@ -208,15 +278,21 @@ function sender(entryPoint: EntryPoint, guard: GuardOptions, handle: (scope: Ide
       }
     };
   }
-  const consume = sqsConsumer(async (record, context) => void (await handle(idempotencyOf(context), JSON.parse(record.body) as Payment)), {
-    ...guard,
-    consumer: 'payments',
-    messageId: fromBodyField('key'),
-  });
+  const consume = sqsConsumer(
+    async (record, context) => void (await handle(idempotencyOf(context), JSON.parse(record.body) as Payment)),
+    {
+      ...guard,
+      consumer: 'payments',
+      messageId: fromBodyField('key'),
+    },
+  );
   return async (payment, telemetry) => {
     const response = await consume({ Records: [sqsRecord(JSON.stringify(payment))] }, lambdaContext());
     const reported = telemetry.lines.find((line) => line.error_code !== undefined || line.reason !== undefined);
-    return { code: response.batchItemFailures.length > 0 ? ((reported?.error_code as string | undefined) ?? 'failed') : undefined };
+    return {
+      code:
+        response.batchItemFailures.length > 0 ? ((reported?.error_code as string | undefined) ?? 'failed') : undefined,
+    };
   };
 }
 
@@ -225,6 +301,12 @@ function captureTelemetry() {
   const lines: Record<string, unknown>[] = [];
   const keep = (_message: unknown, fields?: unknown) => void lines.push((fields ?? {}) as Record<string, unknown>);
   const logger = { info: keep, error: keep } as unknown as LogSink;
-  const metrics = { singleMetric: () => ({ addDimension: () => undefined, addMetric: () => undefined, clearDefaultDimensions: () => undefined }) } as unknown as MetricsSink;
+  const metrics = {
+    singleMetric: () => ({
+      addDimension: () => undefined,
+      addMetric: () => undefined,
+      clearDefaultDimensions: () => undefined,
+    }),
+  } as unknown as MetricsSink;
   return { lines, logger, metrics };
 }

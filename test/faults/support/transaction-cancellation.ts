@@ -16,12 +16,18 @@ export interface CancellationHandle {
  */
 export function injectCancellation(
   client: DynamoDBClient,
-  options: { code?: 'TransactionConflict' | 'ThrottlingError'; times?: number; meanwhile?: () => Promise<unknown>; on?: (index: number) => boolean } = {},
+  options: {
+    code?: 'TransactionConflict' | 'ThrottlingError';
+    times?: number;
+    meanwhile?: () => Promise<unknown>;
+    on?: (index: number) => boolean;
+  } = {},
 ): CancellationHandle {
   let fired = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName !== 'TransactWriteItemsCommand' || fired >= (options.times ?? Infinity)) return next(args);
+      if (context.commandName !== 'TransactWriteItemsCommand' || fired >= (options.times ?? Infinity))
+        return next(args);
       fired++;
       await options.meanwhile?.();
       const items = (args.input as { TransactItems?: unknown[] }).TransactItems ?? [];
@@ -30,7 +36,9 @@ export function injectCancellation(
       throw new TransactionCanceledException({
         message: 'Transaction cancelled, please refer cancellation reasons for specific reasons',
         $metadata: { httpStatusCode: 400 },
-        CancellationReasons: items.map((_, index) => (on(index) ? { Code: code, Message: `${code} on the item` } : { Code: 'None' })),
+        CancellationReasons: items.map((_, index) =>
+          on(index) ? { Code: code, Message: `${code} on the item` } : { Code: 'None' },
+        ),
       });
     },
     { step: 'finalizeRequest', name: `transaction-cancellation-${Math.random().toString(36).slice(2)}` },
