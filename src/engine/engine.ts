@@ -124,40 +124,52 @@ export class IdempotencyEngine {
       trace.status = 'unknown';
       throw new NeedsReviewError(record);
     }
-    const admission = await this.takeOver(record, request, leaseMs, true, trace);
-    if (admission === RACED || admission.kind !== 'run') return admission;
-    const scope = admission.scope;
-    let decision: RecoveryDecision;
+    return this.takeOver(record, request, leaseMs, true, trace);
+  }
+
+  private async takeOver(record: JournalRecord, request: AttemptRequest, leaseMs: number, recovering: boolean, trace: AttemptTrace): Promise<Admission | typeof RACED> {
+    let taken: JournalRecord;
     try {
-      decision = await recover(scope);
+      trace.journalCalls++;
+      taken = await this.settings.journal.takeOver(record.pk, record.leaseToken, leaseMs);
     } catch (error) {
-      await this.abandon(scope, trace);
-      throw error;
+      if (!(error instanceof LeaseLostError)) throw error;
+      return RACED;
     }
-    if (decision.outcome === 'rerun') return admission;
-    if (decision.outcome === 'completed') {
-      const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
-      const settled = await this.settle(scope, { store: true, response }, trace);
-      return { kind: 'replay', response: settled.response };
+    trace.status = 'recovered';
+    trace.metrics.push(MetricName.leaseTakeover);
+    // The record read showed no effect, but its holder may have begun one before this takeover landed:
+    // the record taken decides, so an effect that may have happened is never run again as new work.
+    const scope = this.scopeFor(taken, request, recovering || taken.effectStarted, trace);
+    return scope.recovering ? this.decideRecovery(scope, recovering ? record : taken, trace) : { kind: 'run', scope };
+  }
+
+  /**
+   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
+   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
+   */
+  private async decideRecovery(scope: AttemptScope, record: JournalRecord, trace: AttemptTrace): Promise<Admission> {
+    const { journal, recover } = this.settings;
+    if (recover) {
+      let decision: RecoveryDecision;
+      try {
+        decision = await recover(scope);
+      } catch (error) {
+        await this.abandon(scope, trace);
+        throw error;
+      }
+      if (decision.outcome === 'rerun') return { kind: 'run', scope };
+      if (decision.outcome === 'completed') {
+        const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
+        const settled = await this.settle(scope, { store: true, response }, trace);
+        return { kind: 'replay', response: settled.response };
+      }
     }
     trace.journalCalls++;
     await journal.markUnknown(scope.pk, scope.leaseToken);
     trace.status = 'unknown';
     trace.metrics.push(MetricName.unknownAfterEffect);
     throw new NeedsReviewError(record);
-  }
-
-  private async takeOver(record: JournalRecord, request: AttemptRequest, leaseMs: number, recovering: boolean, trace: AttemptTrace): Promise<Admission | typeof RACED> {
-    try {
-      trace.journalCalls++;
-      const taken = await this.settings.journal.takeOver(record.pk, record.leaseToken, leaseMs);
-      trace.status = 'recovered';
-      trace.metrics.push(MetricName.leaseTakeover);
-      return { kind: 'run', scope: this.scopeFor(taken, request, recovering, trace) };
-    } catch (error) {
-      if (!(error instanceof LeaseLostError)) throw error;
-      return RACED;
-    }
   }
 
   private scopeFor(record: JournalRecord, request: AttemptRequest, recovering: boolean, trace: AttemptTrace): AttemptScope {
