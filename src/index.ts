@@ -19,6 +19,7 @@ export {
   RequestInvalidError,
   InvalidOptionsError,
   ResponseTooLargeError,
+  StagedOnlyError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   IdemkitEnvironment,
@@ -49,6 +50,7 @@ export {
 export { idempotencyOf, fingerprintOf, DEFAULT_GUARD_OPTIONS, type IdempotencyScope, type RecoveryDecision, type GuardOptions } from './engine/index.js';
 export { httpIdempotency, REPLAYED_HEADER, DEFAULT_PROBLEM_TYPE_PREFIX, type HttpIdempotencyOptions, type HttpResponse, type StatusCodes } from './http/index.js';
 export { makeIdempotent, type MakeIdempotentOptions } from './function/index.js';
+export type { MigrateFromOptions, PowertoolsAttributeNames, PowertoolsMigrationOptions } from './migration/index.js';
 export { MetricName, MetricDimension, DEFAULT_METRICS_NAMESPACE, type TelemetryOptions, type MetricsSink, type LogSink, type TracerLike, type AttemptStatus } from './telemetry/index.js';
 export * from './client/index.js';
 export * from './sqs/index.js';

@@ -1,5 +1,6 @@
 import { InvalidOptionsError, readFunction, readString, required } from '../core/index.js';
 import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type GuardOptions, type LambdaContextLike } from '../engine/index.js';
+import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
 /** Options of {@link makeIdempotent}. */
@@ -18,10 +19,17 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
    * @default '-'
    */
   readonly tenant?: (input: TInput) => string;
+  /**
+   * The idempotency library being replaced. Its key derivation reads the input, as Powertools'
+   * `makeIdempotent` reads its first argument (or a handler's event); for a function it wrapped with
+   * `dataIndexArgument`, make that argument a field of the input and select it in the expressions.
+   * @default undefined (no migration)
+   */
+  readonly migrateFrom?: MigrateFromOptions;
 }
 
 const FACTORY = 'makeIdempotent';
-const OPTION_NAMES = ['operation', 'key', 'fingerprint', 'tenant'];
+const OPTION_NAMES = ['operation', 'key', 'fingerprint', 'tenant', 'migrateFrom'];
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored
@@ -42,7 +50,8 @@ export function makeIdempotent<TInput, TResult>(
   const keyOf = required(FACTORY, 'key', readFunction(FACTORY, 'key', options.key, undefined));
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => '-');
-  const engine = new IdempotencyEngine(settings, new Telemetry(MetricDimension.operation, options));
+  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
+  const engine = new IdempotencyEngine({ ...settings, legacyLookup }, new Telemetry(MetricDimension.operation, options));
 
   return async function idempotent(input: TInput, context: LambdaContextLike = {}): Promise<TResult> {
     const result = await engine.run(
@@ -53,6 +62,7 @@ export function makeIdempotent<TInput, TResult>(
         key: () => keyOf(input),
         keyLabel: 'The idempotency key of the input',
         fingerprint: () => fingerprintOf(fingerprintInput(input)),
+        legacyEvent: input,
       },
       context,
       { invoke: (scoped) => fn(input, scoped), outcomeOf: (response) => ({ store: true, response }) },

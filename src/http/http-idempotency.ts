@@ -1,6 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { InvalidOptionsError, JournalUnavailableError, readFunction, readString } from '../core/index.js';
 import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type Attempt, type GuardOptions } from '../engine/index.js';
+import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
 import { ALWAYS_REPLAYED_HEADERS, isStorableStatus, normalizeResponse, replayResponse, storedForm, type HttpResponse } from './http-response.js';
@@ -47,6 +48,12 @@ export interface HttpIdempotencyOptions extends GuardOptions {
    * @default 'urn:idemkit:problem:'
    */
   readonly problemTypePrefix?: string;
+  /**
+   * The idempotency library being replaced: while its records live, a new key first reads the
+   * record it holds for the same raw event, and a completed or running request is answered, not re-run.
+   * @default undefined (no migration)
+   */
+  readonly migrateFrom?: MigrateFromOptions;
 }
 
 /** Defaults of {@link HttpIdempotencyOptions} besides the shared guard defaults. */
@@ -57,7 +64,7 @@ export const DEFAULT_HTTP_IDEMPOTENCY_OPTIONS = Object.freeze({
 });
 
 const FACTORY = 'httpIdempotency';
-const OPTION_NAMES = ['operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix'];
+const OPTION_NAMES = ['operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix', 'migrateFrom'];
 /** Where the running attempt waits between `before` and `after`/`onError` (Middy's per-request state). */
 const STATE = 'idemkit';
 
@@ -88,8 +95,9 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const typePrefix = readString(FACTORY, 'problemTypePrefix', options.problemTypePrefix, DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.problemTypePrefix);
   const replayHeaders = new Set([...ALWAYS_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((h) => h.toLowerCase())]);
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
-  // A response handed back by a `recover` hook is stored like a handler's: allow-listed headers only.
-  const engine = new IdempotencyEngine({ ...settings, storedFormOf }, new Telemetry(MetricDimension.operation, options));
+  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers only.
+  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
+  const engine = new IdempotencyEngine({ ...settings, storedFormOf, legacyLookup }, new Telemetry(MetricDimension.operation, options));
   const answers = new ProblemAnswers(options.statusCodes, typePrefix, settings.retryAfterSeconds);
 
   /** The guard's answer for an error it owns; any other error is thrown on. */
@@ -128,6 +136,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
         keyLabel: `The ${headerName} header`,
         keyProblem: reading?.kind === 'invalid' ? reading.reason : undefined,
         fingerprint: () => fingerprintOf(fingerprintInput ? fingerprintInput(request.event) : defaultRequestFingerprint(view as HttpRequestView)),
+        legacyEvent: request.event,
       },
       request.context,
     );

@@ -103,6 +103,7 @@ export class Telemetry {
         resource_id: identity.resourceId,
         downstream_reference: trace.downstreamReference,
         journal_calls: trace.journalCalls,
+        legacy_record: trace.legacy,
         duration_ms: nowEpochMs - startedAtEpochMs,
       };
       if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });
