@@ -38,7 +38,7 @@ try {
     ['lowest', peerVersions('lowest')],
   ]) {
     const project = join(work, label);
-    await step(label, `install ${Object.entries(peers).map(([name, version]) => `${name}@${version}`).join(' ')}`, () => install(project, tarball, peers));
+    await step(label, 'install the tarball and its peers', () => install(project, tarball, peers));
     const env = { ...process.env, ...services.env };
     await step(label, 'ESM import of every entry + round trips', () => run('node', ['runtime.mjs'], { cwd: project, env }));
     await step(label, 'CommonJS require of every entry + round trips', () => run('node', ['runtime.cjs'], { cwd: project, env }));
@@ -59,14 +59,16 @@ try {
 
 const failed = results.filter((result) => !result.ok);
 console.log(`\nconsumer check: ${results.length - failed.length}/${results.length} held${keep ? ` (kept ${work})` : ''}`);
-for (const result of results) console.log(`${result.ok ? 'ok  ' : 'FAIL'} ${result.group.padEnd(7)} ${result.name} (${(result.ms / 1000).toFixed(1)} s)`);
+for (const result of results) {
+  console.log(`${result.ok ? 'ok  ' : 'FAIL'} ${result.group.padEnd(7)} ${result.name} (${(result.ms / 1000).toFixed(1)} s)${result.detail ? `: ${result.detail}` : ''}`);
+}
 process.exit(failed.length === 0 ? 0 : 1);
 
 async function step(group, name, action) {
   const started = Date.now();
   try {
     const value = await action();
-    results.push({ group, name, ok: true, ms: Date.now() - started });
+    results.push({ group, name, ok: true, ms: Date.now() - started, detail: typeof value === 'string' && value.length < 400 ? value : undefined });
     return value;
   } catch (error) {
     results.push({ group, name, ok: false, ms: Date.now() - started });
