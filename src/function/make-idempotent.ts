@@ -1,6 +1,7 @@
 import { bindScope, checkFunction, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope } from '../engine/index.js';
 import type { GuardOptions } from '../engine/index.js';
 import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
+import { scopePart } from '../http/http-event.js';
 import { keyProblem } from '../http/key-header.js';
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
@@ -17,7 +18,8 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
    */
   readonly fingerprint?: (input: TInput) => unknown;
   /**
-   * Tenant part of the scope.
+   * Tenant part of the scope. A number is its decimal string; an empty string or any other
+   * value throws `RequestInvalidError` before `fn` runs.
    * @default '-'
    */
   readonly tenant?: (input: TInput) => string;
@@ -54,9 +56,10 @@ export function makeIdempotent<TInput, TResult>(
   return async function idempotent(input: TInput, context: ContextLike = {}): Promise<TResult> {
     const startedAtEpochMs = settings.clock();
     const trace = newTrace();
-    const tenant = options.tenant ? options.tenant(input) : '-';
-    const identity = { requestId: context.awsRequestId, tenant, operation: options.operation, key: undefined as string | undefined, requestHash: undefined as string | undefined };
+    const identity = { requestId: context.awsRequestId, tenant: '-', operation: options.operation, key: undefined as string | undefined, requestHash: undefined as string | undefined };
     try {
+      const tenant = options.tenant ? (scopePart(options.tenant(input), "the 'tenant' option") ?? '-') : '-';
+      identity.tenant = tenant;
       const key = options.key(input);
       if (key === undefined || key === null || key === '') {
         trace.status = 'missing_key';

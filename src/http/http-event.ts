@@ -74,14 +74,46 @@ export function viewHttpEvent(event: unknown): HttpRequestView {
 /**
  * The tenant from the authorizer, never from a client header: v2 JWT `claims.sub`; v2 Lambda
  * authorizer `lambda.tenantId ?? principalId`; IAM `userArn`; v1 `principalId ?? claims.sub`;
- * `'-'` when there is none.
+ * `'-'` when there is none. The first source present decides, read by {@link scopePart}.
+ *
+ * @throws RequestInvalidError when that source holds a value that cannot name a tenant
  */
 export function defaultTenant(view: HttpRequestView): string {
   const a = view.authorizer ?? {};
-  const candidates =
+  const sources: Array<[string, unknown]> =
     view.flavor === 'v2'
-      ? [a.jwt?.claims?.sub, a.lambda?.tenantId, a.lambda?.principalId, a.principalId, a.iam?.userArn]
-      : [a.principalId, a.claims?.sub, view.identity?.userArn];
-  const tenant = candidates.find((value) => typeof value === 'string' && value.length > 0);
-  return tenant ?? '-';
+      ? [
+          ['jwt.claims.sub', a.jwt?.claims?.sub],
+          ['lambda.tenantId', a.lambda?.tenantId],
+          ['lambda.principalId', a.lambda?.principalId],
+          ['principalId', a.principalId],
+          ['iam.userArn', a.iam?.userArn],
+        ]
+      : [
+          ['principalId', a.principalId],
+          ['claims.sub', a.claims?.sub],
+          ['identity.userArn', view.identity?.userArn],
+        ];
+  for (const [name, value] of sources) {
+    const tenant = scopePart(value, `the authorizer's ${name}`);
+    if (tenant !== undefined) return tenant;
+  }
+  return '-';
+}
+
+/**
+ * A tenant or operation as a scope part: a non-empty string as is, a finite number as its
+ * decimal string (authorizer context values may be numbers), undefined when absent
+ * (`undefined` or `null`).
+ *
+ * @throws RequestInvalidError for any other value (an empty string, a boolean, an object):
+ *   guessing would put callers the authorizer tells apart into one scope
+ * @example scopePart(4217, 'lambda.tenantId') // '4217'
+ */
+export function scopePart(value: unknown, source: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && value.length > 0) return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  const shown = typeof value === 'string' ? 'an empty string' : typeof value === 'number' ? String(value) : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  throw new RequestInvalidError(`The idempotency scope cannot be read: ${source} is ${shown}, not a non-empty string or a number`);
 }

@@ -5,7 +5,7 @@ import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissi
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
 import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
-import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
+import { defaultTenant, scopePart, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
 import { ALWAYS_REPLAYED_HEADERS, isStorableStatus, normalizeResponse, replayResponse, storedForm, type HttpResponse } from './http-response.js';
 import { readKeyHeader } from './key-header.js';
 import { DEFAULT_PROBLEM_TYPE_PREFIX } from './problem.js';
@@ -19,7 +19,8 @@ export interface HttpIdempotencyOptions extends GuardOptions {
    */
   readonly operation?: string | ((event: any) => string);
   /**
-   * Tenant part of the scope, from the authorizer, never from a client header.
+   * Tenant part of the scope, from the authorizer, never from a client header. A number is its
+   * decimal string; an empty string or any other value is refused (400 `invalid-request`).
    * @default v2 JWT claims.sub; v2 Lambda authorizer lambda.tenantId ?? principalId; IAM userArn; v1 authorizer.principalId ?? claims.sub; '-' if none
    */
   readonly tenant?: (event: any) => string;
@@ -115,8 +116,15 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     } catch (error) {
       return finish({ requestId: request.context?.awsRequestId, operation: 'unknown' }, trace, startedAtEpochMs, answerOrThrow(error, 'v2'));
     }
-    const operation = typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
-    const tenant = options.tenant ? options.tenant(request.event) : defaultTenant(view);
+    let operation: string;
+    let tenant: string;
+    try {
+      const named = typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
+      operation = scopePart(named, "the 'operation' option") ?? view.route;
+      tenant = options.tenant ? (scopePart(options.tenant(request.event), "the 'tenant' option") ?? '-') : defaultTenant(view);
+    } catch (error) {
+      return finish({ requestId: request.context?.awsRequestId, operation: 'unknown' }, trace, startedAtEpochMs, answerOrThrow(error, view.flavor));
+    }
     const identity: AttemptIdentity = { requestId: request.context?.awsRequestId, tenant, operation };
     const reading = readKeyHeader(view.headers, headerName, view.multiValueHeaders);
     if (reading.kind === 'missing') {
