@@ -1,10 +1,10 @@
-import { JournalError, JournalUnavailableError, LeaseLostError, NeedsReviewError, InProgressError, ResponseTooLargeError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { JournalError, JournalUnavailableError, LeaseLostError, NeedsReviewError, InProgressError, ResponseNotSerializableError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
 import { RecordStatus } from '../journal/index.js';
 import { MetricName } from '../telemetry/metric-names.js';
 import type { AttemptScope } from './scope.js';
 import type { EngineSettings, Settlement } from './settings.js';
 import type { AttemptTrace } from './trace.js';
-import { unstorableMarker } from './unstorable.js';
+import { assertStoredResponse, isUnstorableResponse, unstorableMarker, type UnstorableResponseError } from './unstorable.js';
 
 /**
  * The end of an attempt that ran its handler: completion with its queued writes, release,
@@ -25,12 +25,15 @@ export class Settler {
     }
     const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
     let stored = outcome.response;
+    let unstorable: UnstorableResponseError | undefined;
     try {
       trace.journalCalls++;
       try {
         await journal.complete(scope.pk, scope.leaseToken, outcome.response, this.settings.ttlSeconds, writes);
       } catch (error) {
-        if (!(error instanceof ResponseTooLargeError)) throw error;
+        if (!isUnstorableResponse(error)) throw error;
+        // The handler ran: its writes and the record commit, only the response stays behind.
+        unstorable = error;
         trace.journalCalls++;
         stored = unstorableMarker(error);
         await journal.complete(scope.pk, scope.leaseToken, stored, this.settings.ttlSeconds, writes);
@@ -45,6 +48,8 @@ export class Settler {
       response: { value: stored },
       expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + this.settings.ttlSeconds,
     });
+    // A first caller gets what every replay will get; only a response too large to store still reaches it.
+    if (unstorable instanceof ResponseNotSerializableError) throw unstorable;
     return { kind: 'stored', response: outcome.response };
   }
 
@@ -102,10 +107,10 @@ export class Settler {
   async afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
     trace.status = 'lease_lost';
     const stored = error.existing;
-    if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
+    if (stored?.status === RecordStatus.completed && stored.response) return superseded(stored.response.value);
     trace.journalCalls++;
     const current = await this.settings.journal.get(scope.pk).catch(() => undefined);
-    if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
+    if (current?.status === RecordStatus.completed && current.response) return superseded(current.response.value);
     throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
   }
 
@@ -119,4 +124,10 @@ export class Settler {
       trace.metrics.push(MetricName.journalError);
     }
   }
+}
+
+/** Another attempt's stored outcome, or the error its marker stands for. */
+function superseded(response: unknown): Settlement {
+  assertStoredResponse(response);
+  return { kind: 'superseded', response };
 }

@@ -128,3 +128,14 @@ export class ResponseTooLargeError extends IdempotencyError {
     super('response-too-large', `Response of ${sizeBytes} bytes exceeds what can be stored`);
   }
 }
+
+/**
+ * A result or response JSON cannot carry (a BigInt, a cycle, a throwing `toJSON`). The
+ * operation ran, so its record completes without a stored result and it never runs again
+ * for that key; the first call and every replay get this error.
+ */
+export class ResponseNotSerializableError extends IdempotencyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('response-not-serializable', message, options);
+  }
+}

@@ -32,10 +32,13 @@ const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored
- * result returned to every later call with the same key and input.
+ * result returned to every later call with the same key and input. A result JSON cannot carry
+ * (a BigInt, a cycle) completes the record without a stored result: `fn` never runs again
+ * for that key, and every call gets `ResponseNotSerializableError`.
  *
  * @throws KeyMissingError, KeyInvalidError, PayloadMismatchError, InProgressError,
- *   NeedsReviewError, UniqueConflictError, WriteConflictError, JournalUnavailableError
+ *   NeedsReviewError, UniqueConflictError, WriteConflictError, JournalUnavailableError,
+ *   ResponseNotSerializableError, ResponseTooLargeError (on a replay), RequestInvalidError
  * @example
  * const reserve = makeIdempotent(reserveStock, { journal, operation: 'reserveStock', key: (order) => order.id });
  */

@@ -7,6 +7,7 @@ import {
   NeedsReviewError,
   PayloadMismatchError,
   RequestInvalidError,
+  ResponseNotSerializableError,
   ResponseTooLargeError,
   UniqueConflictError,
   WriteConflictError,
@@ -52,6 +53,6 @@ export function answerFor(error: unknown, flavor: EventFlavor, settings: AnswerS
   if (error instanceof NeedsReviewError) return answer(statusCodes.needsReview);
   if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return answer(409);
   if (error instanceof JournalUnavailableError) return answer(503, settings.retryAfterSeconds);
-  if (error instanceof ResponseTooLargeError) return answer(500);
+  if (error instanceof ResponseTooLargeError || error instanceof ResponseNotSerializableError) return answer(500);
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { bindScope, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope, checkFunction } from '../engine/index.js';
 import type { AttemptScope, AttemptTrace, GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
+import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissingError, LeaseLostError, ResponseNotSerializableError } from '../errors/index.js';
 import { requestPk } from '../journal/index.js';
 import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
 import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
@@ -159,13 +159,18 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { flavor, scope, trace, identity, startedAtEpochMs } = state;
-    const response = normalizeResponse(request.response);
-    const store = isStorableStatus(response.statusCode);
+    let response: HttpResponse | undefined;
     try {
+      response = normalizeResponse(request.response);
+      const store = isStorableStatus(response.statusCode);
       const settlement = await engine.settle(scope, { store, response: store ? storedForm(response, replayHeaders) : undefined }, trace);
       trace.downstreamReference = firstEvidence(scope);
       request.response = settlement.kind === 'superseded' ? replayResponse(settlement.response as HttpResponse) : response;
     } catch (error) {
+      if (response === undefined && error instanceof ResponseNotSerializableError) {
+        // The handler ran: its record completes without the result (the journal refuses it the same way), never to run again.
+        await engine.settle(scope, { store: true, response: request.response }, trace).catch(() => undefined);
+      }
       request.response = answerOrThrow(error, flavor);
     }
     finish(identity, trace, startedAtEpochMs, request.response as HttpResponse);

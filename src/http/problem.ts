@@ -16,6 +16,7 @@ export const PROBLEM_TITLES: Record<string, string> = {
   'journal-unavailable': 'The idempotency journal is unavailable',
   'invalid-request': 'The request cannot be processed safely',
   'response-too-large': 'The operation completed but its response was too large to store',
+  'response-not-serializable': 'The operation completed but its response cannot be represented as JSON',
 };
 
 /** Builds an RFC 9457 `application/problem+json` response. */

@@ -1,4 +1,6 @@
-import { RequestInvalidError, makeIdempotent } from '../../src/index.js';
+import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { RecordStatus, RequestInvalidError, ResponseNotSerializableError, idempotencyOf, makeIdempotent } from '../../src/index.js';
+import { createTable } from '../support/dynamodb.js';
 import { dynamoJournal } from '../http/guarded-handler.js';
 
 type Charge = { key: string; tenantId: unknown; amount: number };
@@ -36,6 +38,54 @@ describe('makeIdempotent on DynamoDB Local', () => {
 
       await expect(charge({ key: 'k-2', tenantId, amount: 10 })).rejects.toBeInstanceOf(RequestInvalidError);
       expect(runs()).toBe(0);
+    });
+  });
+
+  describe('results JSON cannot carry', () => {
+    const cyclic = () => {
+      const node: Record<string, unknown> = { amount: 10 };
+      node.self = node;
+      return node;
+    };
+
+    it.each([
+      ['a BigInt', () => ({ amount: 10n })],
+      ['a cycle', cyclic],
+    ])('never runs the function again after it returned %s, and every call gets ResponseNotSerializableError', async (_label, result) => {
+      const { journal } = await dynamoJournal();
+      let runs = 0;
+      const charge = makeIdempotent(
+        async (_input: { key: string }) => {
+          runs++;
+          return result();
+        },
+        { journal, operation: 'charge', key: (input) => input.key },
+      );
+
+      const first = await charge({ key: 'charge-1' }).catch((error: unknown) => error);
+      const retry = await charge({ key: 'charge-1' }).catch((error: unknown) => error);
+
+      expect(first).toBeInstanceOf(ResponseNotSerializableError);
+      expect(retry).toBeInstanceOf(ResponseNotSerializableError);
+      expect(runs).toBe(1);
+      expect((await journal.get('req#-#charge#charge-1'))?.status).toBe(RecordStatus.completed);
+    });
+
+    it("commits the function's staged writes with the record when its result cannot be stored", async () => {
+      const { journal, client } = await dynamoJournal();
+      const ledger = await createTable(client, 'ledger');
+      const charge = makeIdempotent(
+        async (input: { key: string }, context) => {
+          idempotencyOf(context).stage({ Put: { TableName: ledger, Item: { pk: input.key, amount: 10 } } });
+          return { amount: 10n };
+        },
+        { journal, operation: 'charge', key: (input) => input.key },
+      );
+
+      await expect(charge({ key: 'charge-2' })).rejects.toBeInstanceOf(ResponseNotSerializableError);
+
+      const entry = await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: ledger, Key: { pk: 'charge-2' } }));
+      expect(entry.Item).toEqual({ pk: 'charge-2', amount: 10 });
     });
   });
 });
