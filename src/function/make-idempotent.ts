@@ -3,7 +3,7 @@ import type { GuardOptions } from '../engine/index.js';
 import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
 import { scopePart } from '../http/http-event.js';
 import { keyProblem } from '../http/key-header.js';
-import { requestPk } from '../journal/index.js';
+import { requestPk, storedJsonForm } from '../journal/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
 /** Options of {@link makeIdempotent}. */
@@ -32,9 +32,11 @@ const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored
- * result returned to every later call with the same key and input. A result JSON cannot carry
- * (a BigInt, a cycle) completes the record without a stored result: `fn` never runs again
- * for that key, and every call gets `ResponseNotSerializableError`.
+ * result returned to every later call with the same key and input. Every caller, the first
+ * included, gets the stored form of the result: its JSON round trip (a `Date` becomes its ISO
+ * string). A result JSON cannot carry (a BigInt, a cycle) completes the record without a
+ * stored result: `fn` never runs again for that key, and every call gets
+ * `ResponseNotSerializableError`.
  *
  * @throws KeyMissingError, KeyInvalidError, PayloadMismatchError, InProgressError,
  *   NeedsReviewError, UniqueConflictError, WriteConflictError, JournalUnavailableError,
@@ -53,7 +55,8 @@ export function makeIdempotent<TInput, TResult>(
   if (typeof options.key !== 'function') throw new InvalidOptionsError("makeIdempotent: 'key' must be a function");
   checkFunction('makeIdempotent', 'fingerprint', options.fingerprint);
   checkFunction('makeIdempotent', 'tenant', options.tenant);
-  const engine = new IdempotencyEngine(settings);
+  // A result a `recover` hook hands back is returned in its stored form too.
+  const engine = new IdempotencyEngine({ ...settings, storedFormOf: storedJsonForm });
   const telemetry = new Telemetry(MetricDimension.operation, options);
 
   return async function idempotent(input: TInput, context: ContextLike = {}): Promise<TResult> {
@@ -94,7 +97,8 @@ export function makeIdempotent<TInput, TResult>(
         unbindScope(scoped);
       }
       const settlement = await engine.settle(scope, { store: true, response: result }, trace);
-      return settlement.response as TResult;
+      // The first caller gets what a replay gets, so code that works once also works on the retry path.
+      return (settlement.kind === 'superseded' ? settlement.response : storedJsonForm(settlement.response)) as TResult;
     } finally {
       telemetry.emit(identity, trace, startedAtEpochMs, settings.clock());
     }

@@ -1,5 +1,5 @@
 import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { RecordStatus, RequestInvalidError, ResponseNotSerializableError, idempotencyOf, makeIdempotent } from '../../src/index.js';
+import { DynamoDBJournal, RecordStatus, RequestInvalidError, ResponseNotSerializableError, idempotencyOf, makeIdempotent } from '../../src/index.js';
 import { createTable } from '../support/dynamodb.js';
 import { dynamoJournal } from '../http/guarded-handler.js';
 
@@ -86,6 +86,28 @@ describe('makeIdempotent on DynamoDB Local', () => {
 
       const entry = await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: ledger, Key: { pk: 'charge-2' } }));
       expect(entry.Item).toEqual({ pk: 'charge-2', amount: 10 });
+    });
+  });
+
+  describe('the stored form of a result', () => {
+    it('gives the first caller and every replay the same JSON form of a Date and a Map', async () => {
+      const { journal, tableName, client } = await dynamoJournal();
+      const book = (store: typeof journal) =>
+        makeIdempotent(async (_input: { key: string }) => ({ at: new Date('2025-03-01T10:00:00.000Z'), seats: new Map([['12A', 'held']]), note: undefined }), {
+          journal: store,
+          operation: 'book',
+          key: (input) => input.key,
+        });
+      const container = book(journal);
+
+      const first = await container({ key: 'book-1' });
+      const replay = await container({ key: 'book-1' });
+      const coldReplay = await book(new DynamoDBJournal({ tableName, client }))({ key: 'book-1' });
+
+      expect(first).toEqual({ at: '2025-03-01T10:00:00.000Z', seats: {} });
+      expect(first.at).not.toBeInstanceOf(Date);
+      expect(replay).toEqual(first);
+      expect(coldReplay).toEqual(first);
     });
   });
 });
