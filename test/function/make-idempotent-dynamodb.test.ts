@@ -1,5 +1,5 @@
 import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, RecordStatus, RequestInvalidError, ResponseNotSerializableError, idempotencyOf, makeIdempotent } from '../../src/index.js';
+import { DynamoDBJournal, PayloadMismatchError, RecordStatus, RequestInvalidError, ResponseNotSerializableError, idempotencyOf, makeIdempotent } from '../../src/index.js';
 import { createTable } from '../support/dynamodb.js';
 import { dynamoJournal } from '../http/guarded-handler.js';
 
@@ -108,6 +108,56 @@ describe('makeIdempotent on DynamoDB Local', () => {
       expect(first.at).not.toBeInstanceOf(Date);
       expect(replay).toEqual(first);
       expect(coldReplay).toEqual(first);
+    });
+  });
+
+  describe('the default fingerprint of inputs JSON cannot carry', () => {
+    async function booker() {
+      const { journal } = await dynamoJournal();
+      const inputs: unknown[] = [];
+      const book = makeIdempotent(
+        async (input: { key: string; seats: unknown }) => {
+          inputs.push(input.seats);
+          return { booked: inputs.length };
+        },
+        { journal, operation: 'book', key: (input) => input.key },
+      );
+      return { book, inputs };
+    }
+
+    it.each<[string, unknown, unknown]>([
+      ['Maps', new Map([['12A', { class: 'economy' }]]), new Map([['14C', { class: 'economy' }]])],
+      ['Sets', new Set(['12A']), new Set(['14C'])],
+      ['BigInts', 12n, 14n],
+      ['typed arrays', new Uint8Array([12]), new Uint8Array([14])],
+    ])('refuses a retry whose %s differ with PayloadMismatchError, running the function once', async (_label, first, other) => {
+      const { book, inputs } = await booker();
+
+      await book({ key: 'seat-1', seats: first });
+      const retry = await book({ key: 'seat-1', seats: other }).catch((error: unknown) => error);
+
+      expect(retry).toBeInstanceOf(PayloadMismatchError);
+      expect(inputs).toEqual([first]);
+    });
+
+    it('replays a retry whose Map holds the same entries in another order', async () => {
+      const { book, inputs } = await booker();
+
+      const first = await book({ key: 'seat-2', seats: new Map([['12A', 1], ['12B', 2]]) });
+      const retry = await book({ key: 'seat-2', seats: new Map([['12B', 2], ['12A', 1]]) });
+
+      expect(retry).toEqual(first);
+      expect(inputs).toHaveLength(1);
+    });
+
+    it.each<[string, unknown]>([
+      ['a function', () => '12A'],
+      ['a WeakMap', new WeakMap()],
+    ])('refuses an input holding %s with RequestInvalidError before the function runs', async (_label, seats) => {
+      const { book, inputs } = await booker();
+
+      await expect(book({ key: 'seat-3', seats })).rejects.toBeInstanceOf(RequestInvalidError);
+      expect(inputs).toHaveLength(0);
     });
   });
 });
