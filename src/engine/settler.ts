@@ -86,7 +86,8 @@ export class Settler {
       throw error;
     }
     if (!(error instanceof JournalUnavailableError)) {
-      // Not a storage failure (a staged item the journal cannot apply, say): the caller's bug surfaces as is.
+      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record is let go.
+      trace.failure = error as Error;
       await this.abandon(scope, trace);
       throw error;
     }

@@ -87,6 +87,24 @@ export class WriteConflictError extends IdempotencyError {
   }
 }
 
+/**
+ * A write the handler queued (`stage`, `claimUnique`, `publish`) was refused for a reason of
+ * its own (its table missing, a validation error, no permission on its table): nothing
+ * committed, and the attempt failed as if the handler had thrown, so the record was
+ * released (or marked `UNKNOWN` after `beginEffect`).
+ */
+export class StagedWriteError extends IdempotencyError {
+  constructor(
+    /** The refused write: `staged write #<i> (table <name>)`, `uniqueness claim '<name>'`, `outbox event #<i>`, or the staged tables when DynamoDB does not say which. */
+    readonly item: string,
+    /** DynamoDB's reason (`ResourceNotFoundException`, `ValidationError`, ...). */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('staged-write-failed', `${item[0].toUpperCase()}${item.slice(1)} failed: ${reason}`, options);
+  }
+}
+
 /** The journal could not be reached (after the SDK's own retries). */
 export class JournalUnavailableError extends IdempotencyError {
   constructor(message: string, options?: { cause?: unknown }) {

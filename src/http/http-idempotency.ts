@@ -171,7 +171,13 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
         // The handler ran: its record completes without the result (the journal refuses it the same way), never to run again.
         await engine.settle(scope, { store: true, response: request.response }, trace).catch(() => undefined);
       }
-      request.response = answerOrThrow(error, flavor);
+      const answer = answerFor(error, flavor, answers);
+      if (!answer) {
+        // Not the guard's to answer (a staged write refused on its own table): it travels on like the handler's own error.
+        telemetry.emit({ ...identity, responseCode: 500 }, trace, startedAtEpochMs, settings.clock());
+        throw error;
+      }
+      request.response = answer;
     }
     finish(identity, trace, startedAtEpochMs, request.response as HttpResponse);
   };

@@ -87,6 +87,7 @@ export class Telemetry {
         duration_ms: nowEpochMs - startedAtEpochMs,
       };
       if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });
+      else if (trace.failure) this.logger.error('idempotency attempt failed', { ...fields, error: trace.failure });
       else this.logger.info('idempotency', fields);
       for (const name of trace.metrics) {
         const single = this.singleMetric();
