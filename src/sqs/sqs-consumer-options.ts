@@ -1,8 +1,7 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
 import { checkFunction, checkNumber, GUARD_OPTION_NAMES, rejectUnknownOptions, resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
 import { InvalidOptionsError } from '../errors/index.js';
-import type { LogSink } from '../telemetry/index.js';
+import { defaultLogger, type LogSink } from '../telemetry/index.js';
 
 /** Options of `sqsConsumer`. */
 export interface SqsConsumerOptions extends GuardOptions {
@@ -67,7 +66,7 @@ export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSet
     messageId: options.messageId ?? sqsMessageId,
     fingerprint: options.fingerprint,
     concurrency: options.concurrency ?? 1,
-    logger: options.logger ?? new Logger({ serviceName: 'idemkit' }),
+    logger: options.logger ?? defaultLogger(),
   };
 }
 

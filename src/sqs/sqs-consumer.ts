@@ -39,7 +39,7 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
   const guard: RecordGuard = {
     settings,
     engine: new IdempotencyEngine(settings.engineSettings),
-    telemetry: new Telemetry(MetricDimension.consumer, { metrics: options.metrics, logger: settings.logger }),
+    telemetry: new Telemetry(MetricDimension.consumer, { metrics: options.metrics, logger: settings.logger, namespace: options.namespace }),
     handler: recordHandler,
   };
 

@@ -1,2 +1,2 @@
 export * from './metric-names.js';
-export { Telemetry, type AttemptIdentity, type TelemetryOptions, type MetricsSink, type LogSink } from './telemetry.js';
+export { Telemetry, defaultLogger, defaultMetrics, type AttemptIdentity, type TelemetryOptions, type MetricsSink, type LogSink } from './telemetry.js';
