@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RequestInvalidError } from '../errors/index.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJsonPieces } from './canonical-json.js';
 
 /**
  * Hex SHA-256 of the RFC 8785 canonical JSON of `value`: field order and whitespace do not
@@ -13,13 +13,16 @@ import { canonicalJson } from './canonical-json.js';
  * @example fingerprintOf({ b: 1, a: 2 }) === fingerprintOf({ a: 2, b: 1 }) // true
  */
 export function fingerprintOf(value: unknown): string {
-  let canonical: string | undefined;
+  let pieces: string[] | undefined;
   try {
-    canonical = canonicalJson(value);
+    pieces = canonicalJsonPieces(value);
   } catch (error) {
     throw new RequestInvalidError(`The request has no canonical JSON form: ${(error as Error).message}`, { cause: error });
   }
-  return sha256Hex(canonical ?? 'undefined');
+  // Piece by piece: joining a large embedded body to the text around it would copy it first.
+  const hash = createHash('sha256');
+  for (const piece of pieces ?? ['undefined']) hash.update(piece);
+  return hash.digest('hex');
 }
 
 /** Hex SHA-256 of a string or bytes. */
