@@ -29,6 +29,17 @@ describe('canonicalJson', () => {
     );
   });
 
+  it.each([
+    ['an own __proto__ key', '{"__proto__":{"a":1},"b":[{"__proto__":2}]}'],
+    ['a toJSON key holding data', '{"toJSON":"not a method","a":{"toJSON":1}}'],
+    ['integer-like keys', '{"10":1,"9":2,"a":{"2":[],"10":{}}}'],
+    ['objects that share no key', JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ [`k${i}`]: i, [`j${i}`]: [i] })))],
+    ['backslashes before ud800 and an escaped surrogate pair', '["\\\\ud800","\\\\\\\\ud800","\\ud83d\\ude00"]'],
+  ])('writes parsed JSON with %s as the RFC 8785 reference implementation does', (_label, text) => {
+    const value = JSON.parse(text);
+    expect(canonicalJson(value)).toBe(canonicalize(value));
+  });
+
   it('writes a JSON value the same whatever its key order', () => {
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: 'x', 10: 1, 9: 2 })).toBe('{"10":1,"9":2,"a":"x","b":[1,{"c":2,"d":1}]}');
   });

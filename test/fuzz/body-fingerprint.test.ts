@@ -92,6 +92,7 @@ describe('the default body fingerprint', () => {
     ['a duplicate key deep inside', '{"items":[{"sku":"1","sku":"2"}]}'],
     ['a duplicate __proto__ key', '{"__proto__":1,"__proto__":2}'],
     ['an escaped lone surrogate', '{"a":"\\ud800"}'],
+    ['an escaped lone surrogate after an escaped backslash', String.raw`{"a":"\\\ud800"}`],
     ['nesting past 64 levels', `${'['.repeat(65)}${']'.repeat(65)}`],
   ])('refuses %s', (_label, text) => {
     expect(middlewareFingerprint(text, false)).toBe('refused');
