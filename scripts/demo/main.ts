@@ -12,6 +12,7 @@ import { seedStock, startLocalPaymentsStack } from '../local/payments-stack.js';
 import { DemoContext } from './demo-context.js';
 import { Narrator } from './narrator.js';
 import { changedAmount, crashAfterRail, doubleTap, lostResponse } from './scenarios/http-scenarios.js';
+import { migratedReplay } from './scenarios/migration-scenario.js';
 import { outboxTwice, queueRedelivery } from './scenarios/queue-scenarios.js';
 import { retryStorm } from './scenarios/retry-storm.js';
 
@@ -34,6 +35,7 @@ async function main(): Promise<number> {
     await queueRedelivery(ctx, INITIAL_STOCK);
     await outboxTwice(ctx, INITIAL_STOCK);
     retryStorm(narrator, CHART_PATH);
+    await migratedReplay(ctx);
     narrator.line();
     narrator.line('Metrics the runtime emitted (EMF, namespace Idempotency):');
     narrator.line(

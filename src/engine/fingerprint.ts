@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError } from '../core/index.js';
 import { canonicalJsonPieces } from './canonical-json.js';
 
 /**
@@ -23,9 +23,4 @@ export function fingerprintOf(value: unknown): string {
   const hash = createHash('sha256');
   for (const piece of pieces ?? ['undefined']) hash.update(piece);
   return hash.digest('hex');
-}
-
-/** Hex SHA-256 of a string or bytes. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }

@@ -1,4 +1,4 @@
-import { ResponseNotSerializableError } from '../errors/index.js';
+import { ResponseNotSerializableError } from '../core/index.js';
 
 /** The HTTP response a Lambda handler returns to API Gateway, a Function URL or an ALB. */
 export interface HttpResponse {

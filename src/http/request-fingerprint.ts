@@ -1,6 +1,5 @@
-import { CanonicalText, canonicalJson, NestedTooDeepError, NotCanonicalError } from '../engine/canonical-json.js';
-import { sha256Hex } from '../engine/fingerprint.js';
-import { RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError, sha256Hex } from '../core/index.js';
+import { CanonicalText, canonicalJson, NestedTooDeepError, NotCanonicalError } from '../engine/index.js';
 import type { HttpRequestView } from './http-event.js';
 import { inspectJson, MAX_JSON_DEPTH } from './json-shape.js';
 

@@ -1,5 +1,5 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { JournalUnavailableError, LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { JournalUnavailableError, LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import type { CompletionWrites, TransactItem } from './journal.js';
 import { recordFromItem, type JournalItem } from './record-item.js';
 

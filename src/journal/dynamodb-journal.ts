@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { sha256Hex } from '../engine/fingerprint.js';
-import { LeaseLostError, NotResolvableError } from '../errors/index.js';
+import { InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
 import { leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
@@ -41,16 +40,25 @@ export class DynamoDBJournal implements Journal {
   private readonly calls: ItemCalls;
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
+  private readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  private traced = false;
 
   constructor(options: DynamoDBJournalOptions) {
     if (!options || typeof options.tableName !== 'string' || options.tableName.length < 3) {
-      throw new TypeError('DynamoDBJournal needs a tableName of at least 3 characters');
+      throw new InvalidOptionsError('DynamoDBJournal needs a tableName of at least 3 characters');
     }
     this.tableName = options.tableName;
     this.clock = options.clock ?? Date.now;
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.calls = new ItemCalls(options.client ?? new DynamoDBClient({}), this.tableName);
+    this.client = options.client ?? new DynamoDBClient({});
+    this.calls = new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
+  }
+
+  traceWith(tracer: { captureAWSv3Client<T>(client: T): T }): void {
+    if (this.traced) return;
+    this.traced = true;
+    tracer.captureAWSv3Client(this.client);
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {

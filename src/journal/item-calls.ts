@@ -1,3 +1,4 @@
+import { InvalidOptionsError } from '../core/index.js';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
@@ -128,5 +129,5 @@ function toTransactWriteItem(entry: TransactItem): TransactWriteItem {
   if (entry.Update) return { Update: { ...entry.Update, Key: toMap(entry.Update.Key), ExpressionAttributeValues: values(entry.Update) } };
   if (entry.Delete) return { Delete: { ...entry.Delete, Key: toMap(entry.Delete.Key), ExpressionAttributeValues: values(entry.Delete) } };
   if (entry.ConditionCheck) return { ConditionCheck: { ...entry.ConditionCheck, Key: toMap(entry.ConditionCheck.Key), ExpressionAttributeValues: values(entry.ConditionCheck) } };
-  throw new TypeError('A staged item must be one of Put, Update, Delete or ConditionCheck');
+  throw new InvalidOptionsError('A staged item must be one of Put, Update, Delete or ConditionCheck');
 }

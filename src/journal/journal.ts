@@ -1,7 +1,6 @@
-import type { RecordStatus } from './schema.js';
+import type { Evidence, JournalRecord } from '../core/index.js';
 
-/** Downstream references recorded by an attempt (charge ids, ticket numbers...). */
-export type Evidence = Record<string, string | number>;
+export type { Evidence, JournalRecord } from '../core/index.js';
 
 /**
  * One DocumentClient `TransactWriteItems` entry staged by a handler, committed together
@@ -33,25 +32,6 @@ export interface CompletionWrites {
   readonly staged: readonly TransactItem[];
   readonly uniqueClaims: readonly UniqueClaim[];
   readonly outbox: readonly OutboxEvent[];
-}
-
-/** A journal record as the engine sees it (decoded; times carry their unit). */
-export interface JournalRecord {
-  readonly pk: string;
-  readonly status: RecordStatus;
-  readonly fingerprint: string;
-  readonly leaseToken: string;
-  readonly leaseUntilEpochMs: number;
-  readonly attempt: number;
-  readonly createdAtEpochMs: number;
-  readonly updatedAtEpochMs: number;
-  /** Absent while an effect may have happened without a recorded outcome. */
-  readonly expiresAtEpochSeconds?: number;
-  /** Present once completed; `{ value: undefined }` is a valid, empty outcome. */
-  readonly response?: { readonly value: unknown };
-  readonly evidence: Evidence;
-  readonly effectStarted: boolean;
-  readonly effectName?: string;
 }
 
 /** Input of {@link Journal.reserve}. */
@@ -98,4 +78,9 @@ export interface Journal {
   get(pk: string): Promise<JournalRecord | undefined>;
   /** Operator action on an `UNKNOWN` record or an expired lease. */
   resolve(pk: string, resolution: Resolution): Promise<void>;
+  /**
+   * Has a tracer (a Powertools `Tracer`) capture the journal's AWS SDK client, once, so its
+   * calls appear as subsegments. Journals without an SDK client leave it out.
+   */
+  traceWith?(tracer: { captureAWSv3Client<T>(client: T): T }): void;
 }

@@ -1,4 +1,4 @@
-import { LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { InvalidOptionsError, LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import { decodeInline, responseJson } from './response-codec.js';
 import { expiryFromNow, isClaimable, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
@@ -175,7 +175,7 @@ export class MemoryJournal implements Journal {
       this.checkCondition(TableName, key, ConditionExpression, index);
       return () => this.table(TableName).delete(key);
     }
-    throw new TypeError('MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck');
+    throw new InvalidOptionsError('MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck');
   }
 
   private checkCondition(tableName: string, key: string, condition: string | undefined, index: number): void {
@@ -189,7 +189,7 @@ export class MemoryJournal implements Journal {
       if (!exists) throw new WriteConflictError(index);
       return;
     }
-    throw new TypeError(`MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`);
+    throw new InvalidOptionsError(`MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`);
   }
 
   private keyOf(tableName: string, item: Record<string, unknown>): string {

@@ -11,7 +11,7 @@ describe('npm run demo', () => {
     child.stderr.on('data', (d) => (out += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(out).toContain('ready (DynamoDB Local pid');
-    for (const scenario of ['lost response', 'double tap', 'changed amount', 'crash after rail', 'queue redelivery', 'outbox twice', 'retry storm']) {
+    for (const scenario of ['lost response', 'double tap', 'changed amount', 'crash after rail', 'queue redelivery', 'outbox twice', 'retry storm', 'migrated replay']) {
       expect(out).toMatch(new RegExp(`${scenario}\\s+yes`));
     }
     expect(out).toMatch(/idempotency_status=recovered, attempt 2/);

@@ -1,9 +1,9 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
-import { canonicalJson, CanonicalText } from '../../src/engine/canonical-json.js';
-import { fingerprintOf, RequestInvalidError } from '../../src/index.js';
-import { unicodeString } from '../fuzz/support/generators.js';
-import { propertyParameters } from '../property/support/fast-check-parameters.js';
+import { canonicalJson, CanonicalText } from '../../../src/engine/canonical-json.js';
+import { fingerprintOf, RequestInvalidError } from '../../../src/index.js';
+import { unicodeString } from '../../fuzz/support/generators.js';
+import { propertyParameters } from '../../property/support/fast-check-parameters.js';
 
 /** JSON values with unicode keys and strings, integer-like keys and every kind of number. */
 const jsonValue = fc.letrec((tie) => ({

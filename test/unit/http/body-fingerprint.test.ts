@@ -1,13 +1,13 @@
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { fingerprintOf } from '../../src/engine/fingerprint.js';
-import { viewHttpEvent } from '../../src/http/http-event.js';
-import { inspectJson } from '../../src/http/json-shape.js';
-import { defaultRequestFingerprint } from '../../src/http/request-fingerprint.js';
-import { RequestInvalidError } from '../../src/index.js';
-import { propertyParameters } from '../property/support/fast-check-parameters.js';
-import { anyString, plainJsonValue, render, renderingChoices, unicodeString } from './support/generators.js';
+import { fingerprintOf } from '../../../src/engine/fingerprint.js';
+import { viewHttpEvent } from '../../../src/http/http-event.js';
+import { inspectJson } from '../../../src/http/json-shape.js';
+import { defaultRequestFingerprint } from '../../../src/http/request-fingerprint.js';
+import { RequestInvalidError } from '../../../src/index.js';
+import { propertyParameters } from '../../property/support/fast-check-parameters.js';
+import { anyString, plainJsonValue, render, renderingChoices, unicodeString } from '../../fuzz/support/generators.js';
 
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
