@@ -21,6 +21,7 @@ export {
   ResponseTooLargeError,
   ResponseNotSerializableError,
   StagedWriteError,
+  StagedOnlyError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   type ErrorCode,

@@ -18,6 +18,7 @@ import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telem
 import { CountedJournal } from './counted-journal.js';
 import type { EngineSettings } from './guard-options.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
+import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
 
 /** A Lambda context, or any object standing for one outside Lambda. */
 export type LambdaContextLike = { readonly awsRequestId?: string; getRemainingTimeInMillis?: () => number };
@@ -136,11 +137,23 @@ export class Attempt {
       journal: this.journal,
       record,
       key: this.key as string,
-      scope: this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`,
+      scope: this.scopeName,
       recovering,
       leaseMs,
       clock: this.settings.clock,
     });
+    bindScope(this.context, scope);
+    this.admission = { kind: 'run', scope };
+  }
+
+  /**
+   * Admits the attempt to run without a lease (`effects: 'staged-only'`): its scope queues the
+   * writes that one transaction commits with the outcome once the handler returned.
+   */
+  holdStaged(pk: string, fingerprint: string): void {
+    this.trace.attempt = 1;
+    const { clock } = this.settings;
+    const scope = StagedOnlyScope.begin({ journal: this.journal, pk, fingerprint, nowEpochMs: clock(), key: this.key as string, scope: this.scopeName, clock });
     bindScope(this.context, scope);
     this.admission = { kind: 'run', scope };
   }
@@ -181,6 +194,7 @@ export class Attempt {
   async complete(outcome: HandlerOutcome): Promise<RunResult> {
     const scope = this.scope;
     this.release();
+    if (scope instanceof StagedOnlyScope) return new StagedOnlyCommit(this, scope, this.settings).settle(outcome);
     if (!outcome.store) {
       await this.abandon();
       return { kind: 'ran', response: outcome.response };
@@ -196,7 +210,7 @@ export class Attempt {
         if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError)) throw error;
         // The effect happened: the key completes with a marker (and the queued writes), so it neither stays stuck nor runs again.
         if (error instanceof ResponseNotSerializableError) unserializable = error;
-        stored = { [MARKER]: error instanceof ResponseTooLargeError ? { sizeBytes: error.sizeBytes } : { code: error.code, reason: error.message } };
+        stored = this.notStored(error);
         await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
       }
     } catch (error) {
@@ -221,6 +235,11 @@ export class Attempt {
    */
   async fail(error: unknown): Promise<RunResult> {
     this.release();
+    if (this.scope instanceof StagedOnlyScope) {
+      // Nothing was written: the handler's error is the answer, and a retry runs again.
+      this.mark('released', MetricName.released);
+      throw error;
+    }
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
     await this.abandon();
     throw error;
@@ -230,6 +249,7 @@ export class Attempt {
   async abandon(): Promise<void> {
     const scope = this.scope;
     this.release();
+    if (scope instanceof StagedOnlyScope) return this.mark('released', MetricName.released);
     try {
       if (scope.effectStarted) {
         await this.journal.markUnknown(scope.pk, scope.leaseToken);
@@ -279,8 +299,18 @@ export class Attempt {
     }
   }
 
+  /** What is stored instead of an outcome too large to keep or one JSON cannot carry, so replays say why they cannot answer. */
+  notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown {
+    return { [MARKER]: error instanceof ResponseTooLargeError ? { sizeBytes: error.sizeBytes } : { code: error.code, reason: error.message } };
+  }
+
   private get tenant(): string {
     return this.request.tenant ?? '-';
+  }
+
+  /** `<tenant>#<operation>`, or the consumer of a queue. */
+  private get scopeName(): string {
+    return this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
   }
 
   /** The scope stops answering `idempotencyOf(context)` once the attempt is being settled. */
