@@ -19,6 +19,7 @@ export {
   RequestInvalidError,
   InvalidOptionsError,
   ResponseTooLargeError,
+  StagedOnlyError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   type ErrorCode,

@@ -15,6 +15,7 @@ import { changedAmount, crashAfterRail, doubleTap, lostResponse } from './scenar
 import { migratedReplay } from './scenarios/migration-scenario.js';
 import { outboxTwice, queueRedelivery } from './scenarios/queue-scenarios.js';
 import { retryStorm } from './scenarios/retry-storm.js';
+import { stagedOnlyDoubleTap } from './scenarios/staged-only.js';
 
 const INITIAL_STOCK = 100;
 const CHART_PATH = join(dirname(fileURLToPath(import.meta.url)), '../../docs/retry-storm.svg');
@@ -34,6 +35,7 @@ async function main(): Promise<number> {
     await crashAfterRail(ctx);
     await queueRedelivery(ctx, INITIAL_STOCK);
     await outboxTwice(ctx, INITIAL_STOCK);
+    await stagedOnlyDoubleTap(ctx);
     retryStorm(narrator, CHART_PATH);
     await migratedReplay(ctx);
     narrator.line();

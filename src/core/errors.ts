@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   'unknown-key': { title: 'No record with this key', status: 404 },
   'unknown-table': { title: 'The journal table does not exist', status: 500 },
   'missing-credentials': { title: 'No AWS credentials were found', status: 500 },
+  'staged-only': { title: 'The operation is not available to a staged-only handler', status: 500 },
 } as const satisfies Record<string, { readonly title: string; readonly status: number }>;
 
 /** A stable machine-readable error code (see {@link ERROR_CODES}). */
@@ -157,5 +158,16 @@ export class InvalidOptionsError extends IdempotencyError {
 export class ResponseTooLargeError extends IdempotencyError {
   constructor(readonly sizeBytes: number) {
     super('response-too-large', `Response of ${sizeBytes} bytes exceeds what can be stored`);
+  }
+}
+
+/**
+ * A lease operation (`beginEffect`, `recordEvidence`, `heartbeat`) called in a handler guarded
+ * with `effects: 'staged-only'`: no lease is held there, and an external effect is outside
+ * what that mode promises. Use `effects: 'any'` for such handlers.
+ */
+export class StagedOnlyError extends IdempotencyError {
+  constructor(readonly operation: string) {
+    super('staged-only', `${operation}() is not available with effects: 'staged-only' (no lease is held, and external effects are outside its promise); use effects: 'any'`);
   }
 }

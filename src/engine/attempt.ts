@@ -17,6 +17,7 @@ import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telem
 import { CountedJournal } from './counted-journal.js';
 import type { EngineSettings } from './guard-options.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
+import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
 
 /** A Lambda context, or any object standing for one outside Lambda. */
 export type LambdaContextLike = { readonly awsRequestId?: string; getRemainingTimeInMillis?: () => number };
@@ -132,11 +133,23 @@ export class Attempt {
       journal: this.journal,
       record,
       key: this.key as string,
-      scope: this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`,
+      scope: this.scopeName,
       recovering,
       leaseMs,
       clock: this.settings.clock,
     });
+    bindScope(this.context, scope);
+    this.admission = { kind: 'run', scope };
+  }
+
+  /**
+   * Admits the attempt to run without a lease (`effects: 'staged-only'`): its scope queues the
+   * writes that one transaction commits with the outcome once the handler returned.
+   */
+  holdStaged(pk: string, fingerprint: string): void {
+    this.trace.attempt = 1;
+    const { clock } = this.settings;
+    const scope = StagedOnlyScope.begin({ journal: this.journal, pk, fingerprint, nowEpochMs: clock(), key: this.key as string, scope: this.scopeName, clock });
     bindScope(this.context, scope);
     this.admission = { kind: 'run', scope };
   }
@@ -179,6 +192,7 @@ export class Attempt {
   async complete(outcome: HandlerOutcome): Promise<RunResult> {
     const scope = this.scope;
     this.release();
+    if (scope instanceof StagedOnlyScope) return new StagedOnlyCommit(this, scope, this.settings).settle(outcome);
     if (!outcome.store) {
       await this.abandon();
       return { kind: 'ran', response: outcome.response };
@@ -192,7 +206,7 @@ export class Attempt {
       } catch (error) {
         if (!(error instanceof ResponseTooLargeError)) throw error;
         // The effect happened: the key completes with a marker, so it neither stays stuck nor runs again.
-        stored = { [MARKER]: { sizeBytes: error.sizeBytes } };
+        stored = this.notStored(error);
         await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
       }
     } catch (error) {
@@ -215,6 +229,11 @@ export class Attempt {
    */
   async fail(error: unknown): Promise<RunResult> {
     this.release();
+    if (this.scope instanceof StagedOnlyScope) {
+      // Nothing was written: the handler's error is the answer, and a retry runs again.
+      this.mark('released', MetricName.released);
+      throw error;
+    }
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
     await this.abandon();
     throw error;
@@ -224,6 +243,7 @@ export class Attempt {
   async abandon(): Promise<void> {
     const scope = this.scope;
     this.release();
+    if (scope instanceof StagedOnlyScope) return this.mark('released', MetricName.released);
     try {
       if (scope.effectStarted) {
         await this.journal.markUnknown(scope.pk, scope.leaseToken);
@@ -273,8 +293,18 @@ export class Attempt {
     }
   }
 
+  /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
+  notStored(error: ResponseTooLargeError): unknown {
+    return { [MARKER]: { sizeBytes: error.sizeBytes } };
+  }
+
   private get tenant(): string {
     return this.request.tenant ?? '-';
+  }
+
+  /** `<tenant>#<operation>`, or the consumer of a queue. */
+  private get scopeName(): string {
+    return this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
   }
 
   /** The scope stops answering `idempotencyOf(context)` once the attempt is being settled. */

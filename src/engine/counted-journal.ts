@@ -1,4 +1,4 @@
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution } from '../journal/index.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult } from '../journal/index.js';
 
 /**
  * The journal as one attempt sees it: every call is counted for the attempt's log line
@@ -64,5 +64,10 @@ export class CountedJournal implements Journal {
   resolve(pk: string, resolution: Resolution): Promise<void> {
     this.calls++;
     return this.inner.resolve(pk, resolution);
+  }
+
+  commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
+    this.calls++;
+    return this.inner.commitStaged(commit);
   }
 }

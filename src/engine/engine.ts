@@ -1,4 +1,4 @@
-import { InProgressError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
+import { InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
 import { isClaimable, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import { Attempt, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
@@ -33,7 +33,17 @@ export class IdempotencyEngine {
     readonly settings: EngineSettings,
     private readonly telemetry: Telemetry,
   ) {
+    if (settings.legacyLookup && settings.effects === 'staged-only') {
+      // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
+      throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)");
+    }
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
+    if (settings.effects === 'staged-only' && settings.legacyLookup) {
+      // The old library's record is read when a key is reserved, and a staged-only attempt reserves nothing.
+      throw new InvalidOptionsError(
+        "option 'migrateFrom' does not apply with effects: 'staged-only': migrate under 'any', then switch once the old records have expired",
+      );
+    }
   }
 
   /**
@@ -93,6 +103,8 @@ export class IdempotencyEngine {
       if (cached.fingerprint !== fingerprint) throw this.mismatch(attempt);
       return attempt.replay(cached.response.value);
     }
+    // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
+    if (this.settings.effects === 'staged-only') return attempt.holdStaged(pk, fingerprint);
     const leaseMs = this.leaseMsFor(attempt);
     const remainingMs = attempt.remainingTimeMs?.() ?? Infinity;
     const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, remainingMs - LEASE_GRACE_MS);
@@ -192,35 +204,50 @@ export class IdempotencyEngine {
       }
       throw new NeedsReviewError(record);
     }
-    const taken = await this.takeOver(attempt, record, leaseMs, true);
-    if (taken === RACED) return RACED;
-    let decision: RecoveryDecision;
-    try {
-      decision = await recover(attempt.scope);
-    } catch (error) {
-      await attempt.abandon();
-      throw error;
-    }
-    if (decision.outcome === 'rerun') return;
-    if (decision.outcome === 'completed') {
-      const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
-      const settled = await attempt.complete({ store: true, response });
-      return attempt.answerWith(settled.response);
-    }
-    await attempt.journal.markUnknown(record.pk, attempt.scope.leaseToken);
-    attempt.mark('unknown', MetricName.unknownAfterEffect);
-    throw new NeedsReviewError(record);
+    return this.takeOver(attempt, record, leaseMs, true);
   }
 
   private async takeOver(attempt: Attempt, record: JournalRecord, leaseMs: number, recovering: boolean): Promise<void | typeof RACED> {
+    let taken: JournalRecord;
     try {
-      const taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);
-      attempt.mark('recovered', MetricName.leaseTakeover);
-      attempt.hold(taken, recovering, () => this.leaseMsFor(attempt));
+      taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
       return RACED;
     }
+    attempt.mark('recovered', MetricName.leaseTakeover);
+    // The record read showed no effect, but its holder may have begun one before this takeover landed
+    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
+    // effect that may have happened is never run again as new work.
+    const effectMayHaveHappened = recovering || taken.effectStarted;
+    attempt.hold(taken, effectMayHaveHappened, () => this.leaseMsFor(attempt));
+    if (effectMayHaveHappened) return this.decideRecovery(attempt, recovering ? record : taken);
+  }
+
+  /**
+   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
+   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
+   */
+  private async decideRecovery(attempt: Attempt, record: JournalRecord): Promise<void> {
+    const { recover } = this.settings;
+    if (recover) {
+      let decision: RecoveryDecision;
+      try {
+        decision = await recover(attempt.scope);
+      } catch (error) {
+        await attempt.abandon();
+        throw error;
+      }
+      if (decision.outcome === 'rerun') return;
+      if (decision.outcome === 'completed') {
+        const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
+        const settled = await attempt.complete({ store: true, response });
+        return attempt.answerWith(settled.response);
+      }
+    }
+    await attempt.journal.markUnknown(record.pk, attempt.scope.leaseToken);
+    attempt.mark('unknown', MetricName.unknownAfterEffect);
+    throw new NeedsReviewError(record);
   }
 
   private mismatch(attempt: Attempt, record?: JournalRecord): PayloadMismatchError {

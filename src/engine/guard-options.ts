@@ -68,6 +68,19 @@ export interface GuardOptions extends TelemetryOptions {
    */
   readonly localCache?: { readonly maxItems: number };
   /**
+   * What the handler's effects are. `'any'` (the leased protocol): the key is reserved before
+   * the handler runs, and the handler may call anything (mark external effects with
+   * `beginEffect`). `'staged-only'`: the handler changes nothing but DynamoDB items, all
+   * queued with `stage`, `publish` and `claimUnique`; it runs first, and one
+   * `TransactWriteItems` commits its writes with the outcome and claims the key — a new key
+   * costs one DynamoDB call, and concurrent duplicates get the winner's outcome instead of 409.
+   * The handler may run more than once (only one run commits); `beginEffect`,
+   * `recordEvidence` and `heartbeat` reject with `StagedOnlyError`.
+   * @default 'any'
+   * @example httpIdempotency({ journal, effects: 'staged-only' })
+   */
+  readonly effects?: 'any' | 'staged-only';
+  /**
    * Epoch milliseconds now, for lease and expiry decisions.
    * @default Date.now
    */
@@ -87,6 +100,8 @@ export interface EngineSettings {
   /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
   readonly storedFormOf?: (response: unknown) => unknown;
   readonly localCache?: LocalCache;
+  /** `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see `GuardOptions.effects`). */
+  readonly effects: 'any' | 'staged-only';
   /** During a migration, reads what the previous idempotency library holds for a request whose key was just reserved. */
   readonly legacyLookup?: LegacyLookup;
   readonly tracer?: TracerLike;
@@ -100,6 +115,7 @@ export const DEFAULT_GUARD_OPTIONS = Object.freeze({
   inProgress: 'reject',
   waitMs: 5_000,
   retryAfterSeconds: 1,
+  effects: 'any',
   clock: Date.now,
 } as const);
 
@@ -113,6 +129,7 @@ export const GUARD_OPTION_NAMES = Object.freeze([
   'retryAfterSeconds',
   'recover',
   'localCache',
+  'effects',
   'clock',
   'metrics',
   'logger',
@@ -141,6 +158,11 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
   if (tracer !== undefined && (tracer === null || typeof tracer.putAnnotation !== 'function')) {
     throw new InvalidOptionsError(`${factory}: option 'tracer' must be a Powertools Tracer`);
   }
+  const effects = readOneOf(factory, 'effects', options.effects, DEFAULT_GUARD_OPTIONS.effects, ['any', 'staged-only']);
+  if (effects === 'staged-only' && options.recover !== undefined) {
+    // No attempt holds a lease or begins an effect in that mode, so the hook could never be asked.
+    throw new InvalidOptionsError(`${factory}: option 'recover' does not apply with effects: 'staged-only'`);
+  }
   return {
     journal: options.journal,
     ttlSeconds: readNumber(factory, 'ttlSeconds', options.ttlSeconds, DEFAULT_GUARD_OPTIONS.ttlSeconds, { min: 1, integer: true }),
@@ -149,6 +171,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     waitMs: readNumber(factory, 'waitMs', options.waitMs, DEFAULT_GUARD_OPTIONS.waitMs),
     retryAfterSeconds: readNumber(factory, 'retryAfterSeconds', options.retryAfterSeconds, DEFAULT_GUARD_OPTIONS.retryAfterSeconds),
     recover: readFunction(factory, 'recover', options.recover, undefined),
+    effects,
     localCache: localCache ? new LocalCache(readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true })) : undefined,
     tracer,
     clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),

@@ -1,8 +1,10 @@
 import { InvalidOptionsError, LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import { decodeInline, responseJson } from './response-codec.js';
 import { expiryFromNow, isClaimable, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import { recordFromItem } from './record-item.js';
 import { RecordStatus } from './schema.js';
+import { isClaimableByCommit, stagedCommitItems } from './staged-commit.js';
 
 /** Options of {@link MemoryJournal}. */
 export interface MemoryJournalOptions {
@@ -139,6 +141,18 @@ export class MemoryJournal implements Journal {
       expiresAtEpochSeconds: expiryFromNow(now, resolution.ttlSeconds),
       updatedAtEpochMs: now,
     });
+  }
+
+  async commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
+    const now = this.clock();
+    // Built and size-checked first, as DynamoDB would refuse it: a response that does not fit commits nothing.
+    const { record } = stagedCommitItems(commit, now);
+    const stored = storedCopy(commit.response);
+    const existing = this.records.get(commit.pk);
+    if (existing && !(commit.over === 'claimable' && isClaimableByCommit(existing, now))) return { kind: 'refused', record: copy(existing) };
+    this.commitWrites(commit.pk, commit.writes, now);
+    this.records.set(commit.pk, { ...recordFromItem(record), response: stored });
+    return { kind: 'committed' };
   }
 
   private fenced(pk: string, leaseToken: string, extra: (record: MutableRecord) => boolean = () => true): MutableRecord {

@@ -24,7 +24,7 @@ const POWERTOOLS_CONFIG = {
 export async function migratedReplay(ctx: DemoContext): Promise<void> {
   const { narrator, capture, stack } = ctx;
   narrator.scenario(
-    8,
+    9,
     'A retry across the move from Powertools idempotency',
     'Powertools handled the payment; its answer was lost; the function is redeployed with idemkit before the client retries.',
   );
