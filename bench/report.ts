@@ -270,7 +270,9 @@ export function renderReport(r: BenchResults): string {
     '',
     `Measured ${r.generatedAt.slice(0, 10)} by \`npx tsx bench/run.ts\` in ${(r.durationSeconds / 60).toFixed(1)} min; raw numbers in [results.json](results.json).`,
     '',
-    `Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.os}, Node ${r.machine.node}. ` +
+    `Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.os}, Node ${r.machine.node}` +
+      (r.machine.loadAverage ? `, load average ${r.machine.loadAverage.join(' / ')} (1 / 5 / 15 min) when the run began` : '') +
+      '. ' +
       'The machine is shared and noisy and the server is DynamoDB Local on loopback: read the ratios, not the absolute times.',
     '',
     `Versions: ${Object.entries(r.versions).map(([name, version]) => `${name} ${version}`).join('; ')}.`,
