@@ -33,6 +33,10 @@ export class IdempotencyEngine {
     readonly settings: EngineSettings,
     private readonly telemetry: Telemetry,
   ) {
+    if (settings.legacyLookup && settings.effects === 'staged-only') {
+      // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
+      throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)");
+    }
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
     if (settings.effects === 'staged-only' && settings.legacyLookup) {
       // The old library's record is read when a key is reserved, and a staged-only attempt reserves nothing.
@@ -200,35 +204,50 @@ export class IdempotencyEngine {
       }
       throw new NeedsReviewError(record);
     }
-    const taken = await this.takeOver(attempt, record, leaseMs, true);
-    if (taken === RACED) return RACED;
-    let decision: RecoveryDecision;
-    try {
-      decision = await recover(attempt.scope);
-    } catch (error) {
-      await attempt.abandon();
-      throw error;
-    }
-    if (decision.outcome === 'rerun') return;
-    if (decision.outcome === 'completed') {
-      const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
-      const settled = await attempt.complete({ store: true, response });
-      return attempt.answerWith(settled.response);
-    }
-    await attempt.journal.markUnknown(record.pk, attempt.scope.leaseToken);
-    attempt.mark('unknown', MetricName.unknownAfterEffect);
-    throw new NeedsReviewError(record);
+    return this.takeOver(attempt, record, leaseMs, true);
   }
 
   private async takeOver(attempt: Attempt, record: JournalRecord, leaseMs: number, recovering: boolean): Promise<void | typeof RACED> {
+    let taken: JournalRecord;
     try {
-      const taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);
-      attempt.mark('recovered', MetricName.leaseTakeover);
-      attempt.hold(taken, recovering, () => this.leaseMsFor(attempt));
+      taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
       return RACED;
     }
+    attempt.mark('recovered', MetricName.leaseTakeover);
+    // The record read showed no effect, but its holder may have begun one before this takeover landed
+    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
+    // effect that may have happened is never run again as new work.
+    const effectMayHaveHappened = recovering || taken.effectStarted;
+    attempt.hold(taken, effectMayHaveHappened, () => this.leaseMsFor(attempt));
+    if (effectMayHaveHappened) return this.decideRecovery(attempt, recovering ? record : taken);
+  }
+
+  /**
+   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
+   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
+   */
+  private async decideRecovery(attempt: Attempt, record: JournalRecord): Promise<void> {
+    const { recover } = this.settings;
+    if (recover) {
+      let decision: RecoveryDecision;
+      try {
+        decision = await recover(attempt.scope);
+      } catch (error) {
+        await attempt.abandon();
+        throw error;
+      }
+      if (decision.outcome === 'rerun') return;
+      if (decision.outcome === 'completed') {
+        const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
+        const settled = await attempt.complete({ store: true, response });
+        return attempt.answerWith(settled.response);
+      }
+    }
+    await attempt.journal.markUnknown(record.pk, attempt.scope.leaseToken);
+    attempt.mark('unknown', MetricName.unknownAfterEffect);
+    throw new NeedsReviewError(record);
   }
 
   private mismatch(attempt: Attempt, record?: JournalRecord): PayloadMismatchError {

@@ -1,3 +1,4 @@
+import { JournalCondition } from './conditions.js';
 import { expiryFromNow } from './items.js';
 import type { EncodedResponse } from './response-codec.js';
 import { RecordStatus } from './schema.js';
@@ -27,7 +28,7 @@ export function completionUpdate(pk: string, leaseToken: string, encoded: Encode
   return {
     Key: { pk },
     UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression: 'leaseToken = :mine AND #status <> :completed',
+    ConditionExpression: JournalCondition.leaseHeldNotCompleted,
     ExpressionAttributeNames: { '#status': 'status', ...(payload !== undefined ? { '#response': 'response' } : {}) },
     ExpressionAttributeValues: values,
   };

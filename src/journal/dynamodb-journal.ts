@@ -10,6 +10,7 @@ import { ResponseChunks } from './response-chunks.js';
 import { recordFromItem, type JournalItem } from './record-item.js';
 import { encodeResponse } from './response-codec.js';
 import { completionUpdate } from './completion-update.js';
+import { JournalCondition } from './conditions.js';
 import { RecordKind, RecordPrefix, RecordStatus } from './schema.js';
 
 /** Options of {@link DynamoDBJournal}. */
@@ -80,8 +81,7 @@ export class DynamoDBJournal implements Journal {
     };
     try {
       const old = await this.calls.put(item, {
-        // Mirrors isClaimable: expired, and not under a live lease.
-        ConditionExpression: 'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
+        ConditionExpression: JournalCondition.claimable,
         ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
         ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':nowMs': now, ':inProgress': RecordStatus.inProgress },
         ReturnValues: 'ALL_OLD',
@@ -107,7 +107,7 @@ export class DynamoDBJournal implements Journal {
       const out = await this.fencedUpdate('takeOver', {
         Key: { pk },
         UpdateExpression: 'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress',
-        ConditionExpression: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
+        ConditionExpression: JournalCondition.takeOver,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':new': token,
@@ -199,7 +199,7 @@ export class DynamoDBJournal implements Journal {
     const out = await this.fencedUpdate('markAbandonedUnknown', {
       Key: { pk },
       UpdateExpression: 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
-      ConditionExpression: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now',
+      ConditionExpression: JournalCondition.abandonedLease,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':old': leaseToken, ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now },
       ReturnValues: 'ALL_NEW',
@@ -212,7 +212,7 @@ export class DynamoDBJournal implements Journal {
       await this.calls.delete(
         { pk },
         {
-          ConditionExpression: 'leaseToken = :mine AND #status <> :completed',
+          ConditionExpression: JournalCondition.leaseHeldNotCompleted,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':mine': leaseToken, ':completed': RecordStatus.completed },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -234,7 +234,7 @@ export class DynamoDBJournal implements Journal {
 
   async resolve(pk: string, resolution: Resolution): Promise<void> {
     const now = this.clock();
-    const condition = '#status = :unknown OR (#status = :inProgress AND leaseUntil < :now)';
+    const condition = JournalCondition.resolvable;
     const values = { ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now };
     try {
       if (resolution.outcome === 'released') {
@@ -283,7 +283,7 @@ export class DynamoDBJournal implements Journal {
     await this.fencedUpdate(operation, {
       Key: { pk },
       UpdateExpression: updateExpression,
-      ConditionExpression: 'leaseToken = :mine',
+      ConditionExpression: JournalCondition.leaseHeld,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ...values, ':mine': leaseToken },
     });

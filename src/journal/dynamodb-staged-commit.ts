@@ -1,3 +1,4 @@
+import { JournalCondition } from './conditions.js';
 import { hash } from 'node:crypto';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { UniqueConflictError, WriteConflictError } from '../core/index.js';
@@ -30,7 +31,7 @@ export function putIfAbsent(tableName: string, item: Record<string, unknown>): T
   const put = {
     TableName: tableName,
     Item: item,
-    ConditionExpression: 'attribute_not_exists(#pk)',
+    ConditionExpression: JournalCondition.itemAbsent,
     ExpressionAttributeNames: { '#pk': 'pk' },
   };
   // The item already there comes back with the cancellation, so a conflict can say who holds it.

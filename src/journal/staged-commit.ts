@@ -1,3 +1,4 @@
+import { JournalCondition } from './conditions.js';
 import { ResponseTooLargeError } from '../core/index.js';
 import { expiryFromNow, isClaimable, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, JournalRecord, StagedCommit, TransactItem } from './journal.js';
@@ -32,12 +33,9 @@ export function isClaimableByCommit(
  * on); over `claimable` it is {@link isClaimableByCommit} in DynamoDB's words.
  */
 export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
-  if (over === 'absent')
-    return { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } };
+  if (over === 'absent') return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
   return {
-    ConditionExpression:
-      'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) ' +
-      'OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
+    ConditionExpression: JournalCondition.stagedCommitClaimable,
     ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
     ExpressionAttributeValues: {
       ':nowSeconds': Math.floor(nowEpochMs / 1000),

@@ -1,0 +1,562 @@
+/*
+ * The idemkit journal protocol for one idempotency key, as a Promela model for spin.
+ * docs/protocol.md explains it for readers who have never seen Promela.
+ *
+ * One DynamoDB item (the record) is shared by:
+ *   - NLEASED leased attempts (effects: 'any'): reserve, take over, heartbeat, beginEffect, the
+ *     external effect, recordEvidence, fenced completion with staged writes, release, mark
+ *     UNKNOWN, and the recover hook's decision (completed / rerun / review, or it throws);
+ *   - NSTAGED staged-only attempts (effects: 'staged-only'): the handler runs first, then one
+ *     transaction commits its writes and the COMPLETED record if the record is claimable;
+ *   - an operator (`idemkit resolve`: completed or released);
+ *   - DynamoDB TTL, which may delete a record past its expiresAt at any time;
+ *   - time, which may pass at any moment: a lease ends, a record passes its expiresAt.
+ *
+ * Every DynamoDB call is one atomic step (a single-item conditional write, or a transaction, is
+ * atomic on the server). Between any two steps an attempt may stall for any time (spin explores
+ * every interleaving, with time passing meanwhile) or crash (it stops and never answers; its
+ * caller's retry is another attempt).
+ *
+ * Time is kept as what the protocol compares: whether the lease is still live (leaseUntil >= now)
+ * and whether the record is past its expiresAt. Time passing flips these at any moment, in any
+ * order the code allows, which covers every jump of a real clock.
+ *
+ * The guards below carry the names of the journal's condition expressions
+ * (src/journal/conditions.ts); model/guards.json ties each name to its expression.
+ *
+ * Switches, each passed with -D:
+ *   CHECK_EFFECT, CHECK_FENCE, CHECK_KEEP, CHECK_UNKNOWN, CHECK_RECOVER, CHECK_STAGED: which properties are
+ *     asserted (CHECK_ALL: all of them);
+ *   LIVENESS: record answers and define the LTL properties (with CRASHES: attempts may crash);
+ *   WAIT: leased attempts use inProgress 'wait' (poll until their deadline) instead of 'reject';
+ *   NOOPERATOR: no operator;
+ *   the mutants MUT_COMPLETE_UNFENCED, MUT_RESERVE_UNCONDITIONAL, MUT_TAKEOVER_NO_TOKEN,
+ *     MUT_DELETE_ON_REJECT and MUT_TAKEOVER_TRUSTS_READ, each of which must be caught.
+ */
+
+#ifndef NLEASED
+#define NLEASED 3
+#endif
+#ifndef NSTAGED
+#define NSTAGED 1
+#endif
+#define NATT (NLEASED + NSTAGED)
+/* The engine gives up after this many lost races (MAX_RACES in the engine is 3). */
+#ifndef MAXRACES
+#define MAXRACES 1
+#endif
+/* How many records the operator resolves. */
+#ifndef OPS
+#define OPS 1
+#endif
+/* Logical operations one run can see: a new one starts when a completed record has expired. */
+#ifndef GENS
+#define GENS (NATT + 2)
+#endif
+
+#define OPTOKEN (NATT + 1) /* the lease token an operator's resolution writes */
+
+/* record status */
+#define INP 1   /* IN_PROGRESS */
+#define DONE 2  /* COMPLETED */
+#define UNK 3   /* UNKNOWN */
+
+/* answers (recorded with LIVENESS) */
+#define A_NONE 0
+#define A_RAN 1      /* the handler ran and its outcome was stored */
+#define A_REPLAY 2   /* a stored outcome was replayed (including to a superseded attempt) */
+#define A_BUSY 3     /* 409 request-in-progress */
+#define A_REVIEW 4   /* 409 needs-review */
+#define A_ERROR 5    /* the handler's error or 5xx, with the record released or marked UNKNOWN */
+#define A_CRASH 6    /* crashed: no answer; the caller's retry is another attempt */
+
+/* ---- the record: one DynamoDB item ---- */
+bool exists;
+byte status;
+byte tok;       /* leaseToken: the attempt that reserved or took over, or OPTOKEN */
+bool live;      /* leaseUntil >= now */
+bool hasEx;     /* expiresAt is set */
+bool expired;   /* now >= expiresAt */
+bool outlives;  /* a heartbeat or takeover set a lease that may end after expiresAt */
+bool eff;       /* effectStarted */
+bool late;      /* every waiting attempt's deadline has passed */
+
+/* ---- ghost state the properties read ---- */
+byte gen;               /* the logical operation the record belongs to */
+byte budget[GENS] = 1;  /* external effects still allowed, per logical operation: 1, plus 1 per rerun decided */
+bool committed;         /* the staged writes of the current logical operation have committed */
+#ifdef LIVENESS
+byte answer[NATT + 1];
+byte finished;          /* attempts that answered or crashed */
+#define ANSWER(a) answer[me] = (a)
+#else
+#define ANSWER(a) skip
+#endif
+
+/*
+ * The properties. Each is asserted only when its switch is on, so every run checks what it names;
+ * the hidden (never stored) flags name the property in spin's report of a violated assertion.
+ */
+hidden byte single_effect = 1, fencing = 1, completed_kept = 1, unknown_never_expires = 1;
+hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
+#if defined(CHECK_ALL) || defined(CHECK_EFFECT)
+#define ASSERT_EFFECT(c) assert(single_effect && (c))
+#else
+#define ASSERT_EFFECT(c) skip
+#endif
+#if defined(CHECK_ALL) || defined(CHECK_FENCE)
+#define ASSERT_FENCE(c) assert(fencing && (c))
+#else
+#define ASSERT_FENCE(c) skip
+#endif
+#if defined(CHECK_ALL) || defined(CHECK_KEEP)
+#define ASSERT_KEEP(c) assert(completed_kept && (c))
+#else
+#define ASSERT_KEEP(c) skip
+#endif
+#if defined(CHECK_ALL) || defined(CHECK_UNKNOWN)
+#define ASSERT_UNKNOWN(c) assert(unknown_never_expires && (c))
+#else
+#define ASSERT_UNKNOWN(c) skip
+#endif
+#if defined(CHECK_ALL) || defined(CHECK_RECOVER)
+#define ASSERT_RECOVER(c) assert(recover_only_after_effect && (c))
+#else
+#define ASSERT_RECOVER(c) skip
+#endif
+#if defined(CHECK_ALL) || defined(CHECK_STAGED)
+#define ASSERT_STAGED(c) assert(staged_only_no_409 && (c))
+#else
+#define ASSERT_STAGED(c) skip
+#endif
+
+/*
+ * ---- guards: the journal's condition expressions, by their names in src/journal/conditions.ts ----
+ * A comparison with an attribute the item does not have is false in DynamoDB, so
+ * `expiresAt <= :nowSeconds` is false for a record without expiresAt (PAST_EXPIRY needs hasEx).
+ * model/guards.json holds the same pairs; a test compares the three.
+ */
+#define PAST_EXPIRY (hasEx && expired)
+
+/* guard claimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) */
+#define G_CLAIMABLE (!exists || (PAST_EXPIRY && !(status == INP && live)))
+/* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
+#define G_STAGED_CLAIMABLE (G_CLAIMABLE || (exists && status == INP && !live && !eff))
+/* guard takeOver: leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown) */
+#define G_TAKEOVER(old) (exists && tok == (old) && status != DONE && (!live || status == UNK))
+/* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :now */
+#define G_ABANDONED_LEASE(old) (exists && tok == (old) && status == INP && !live)
+/* guard leaseHeld: leaseToken = :mine */
+#define G_LEASE_HELD(t) (exists && tok == (t))
+/* guard leaseHeldNotCompleted: leaseToken = :mine AND #status <> :completed */
+#define G_LEASE_HELD_NOT_COMPLETED(t) (exists && tok == (t) && status != DONE)
+/* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :now) */
+#define G_RESOLVABLE (exists && (status == UNK || (status == INP && !live)))
+
+/* ---- where a mutant drops a guard: each switch replaces one guard at the call that uses it ---- */
+#ifdef MUT_RESERVE_UNCONDITIONAL
+#define RESERVE_GUARD true
+#else
+#define RESERVE_GUARD G_CLAIMABLE
+#endif
+#ifdef MUT_TAKEOVER_NO_TOKEN
+#define TAKEOVER_GUARD(old) (exists && status != DONE && (!live || status == UNK))
+#else
+#define TAKEOVER_GUARD(old) G_TAKEOVER(old)
+#endif
+#ifdef MUT_COMPLETE_UNFENCED
+#define COMPLETE_GUARD(t) (exists && status != DONE)
+#else
+#define COMPLETE_GUARD(t) G_LEASE_HELD_NOT_COMPLETED(t)
+#endif
+
+/* A write that changes or removes a completed record must come after its expiresAt. */
+inline keep_check() {
+  if
+  :: exists && status == DONE -> ASSERT_KEEP(PAST_EXPIRY)
+  :: else -> skip
+  fi
+}
+
+/* The record leaves (deleted or replaced). */
+inline drop_record() {
+  keep_check();
+  if
+  :: status == DONE && PAST_EXPIRY -> gen++; committed = false; assert(gen < GENS) /* an expired outcome: a new operation */
+  :: else -> skip
+  fi;
+  exists = false; status = 0; tok = 0; live = false; hasEx = false; expired = false; outlives = false; eff = false
+}
+
+/* Another token takes the record. */
+inline hand_over(t) {
+  keep_check();
+  tok = (t)
+}
+
+/*
+ * An owner's write lands: the record must still carry its token. Tokens are never reused (an
+ * attempt reserves or takes over at most once, and never again after it lost its lease), so this
+ * says that an attempt whose record was taken over, released, resolved, replaced or deleted never
+ * writes again.
+ */
+inline fenced_lands(me) {
+  ASSERT_FENCE(exists && tok == (me));
+  keep_check()
+}
+
+/*
+ * For safety a crash is a stall that never ends, which the interleavings already cover, so crash
+ * points are compiled in only for the liveness runs (-DCRASHES), where a crash ends an attempt
+ * without an answer.
+ */
+#ifdef CRASHES
+#define CRASH_POINT if :: skip :: ANSWER(A_CRASH); goto finish fi
+#else
+#define CRASH_POINT skip
+#endif
+
+/* ---- leased attempts (effects: 'any') ---- */
+proctype Leased(byte me; bool hook) {
+  /* the record an earlier call returned */
+  byte sst, stok;
+  bool slive, seff;
+  /* the attempt's scope */
+  bool seffect, recovering;
+  byte myGen, races;
+
+reserve:
+  CRASH_POINT;
+  atomic {
+    if
+    :: RESERVE_GUARD ->
+       if
+       :: exists -> drop_record()
+       :: else -> skip
+       fi;
+       /* expiresAt = leaseAwareExpiry: never before the lease ends */
+       exists = true; status = INP; tok = me; live = true; hasEx = true; expired = false; outlives = false; eff = false;
+       myGen = gen; sst = 0; stok = 0; slive = false; seff = false;
+       goto handler
+    :: else -> sst = status; stok = tok; slive = live && status == INP; seff = eff
+    fi
+  }
+
+decide:
+  CRASH_POINT;
+  /* the engine compares the leaseUntil it read with its clock now: the lease may have ended since the read */
+  if
+  :: sst == INP && slive -> slive = false
+  :: true -> skip
+  fi;
+  if
+  :: sst == DONE -> ANSWER(A_REPLAY); goto finish
+  :: sst == UNK || (sst == INP && !slive && seff) -> goto recover
+  :: sst == INP && !slive && !seff -> recovering = false; goto takeover
+  :: sst == INP && slive ->
+#ifdef WAIT
+     if
+     :: !late -> goto poll
+     :: true -> skip
+     fi;
+#endif
+     goto busy
+  fi;
+
+recover:
+  if
+  :: hook -> recovering = true; goto takeover
+  :: !hook && sst == UNK -> ANSWER(A_REVIEW); goto finish
+  :: !hook && sst == INP ->
+     CRASH_POINT;
+     atomic {
+       if
+       :: G_ABANDONED_LEASE(stok) -> keep_check(); status = UNK; hasEx = false; expired = false; outlives = false; ANSWER(A_REVIEW); goto finish
+       :: else -> goto raced
+       fi
+     }
+  fi;
+
+takeover:
+  CRASH_POINT;
+  atomic {
+    if
+    :: TAKEOVER_GUARD(stok) ->
+       hand_over(me); live = true; outlives = true; status = INP;
+       seffect = eff; myGen = gen; sst = 0; stok = 0; slive = false; seff = false;
+       if
+       :: recovering -> goto decision
+#ifndef MUT_TAKEOVER_TRUSTS_READ
+       :: !recovering && eff -> recovering = true; goto found_effect   /* an effect began after the read */
+#endif
+       :: else -> goto handler
+       fi
+    :: else -> goto raced
+    fi
+  }
+
+raced:
+  races++;
+  if
+  :: races > MAXRACES -> goto busy
+  :: else -> skip
+  fi;
+poll:
+  CRASH_POINT;
+  atomic {
+    if
+    :: G_CLAIMABLE -> goto reserve
+    :: else -> sst = status; stok = tok; slive = live && status == INP; seff = eff; goto decide
+    fi
+  }
+
+busy:
+#ifdef MUT_DELETE_ON_REJECT
+  /* Powertools 2.35's Middy onError: the rejected duplicate deletes the record it never acquired */
+  atomic {
+    if
+    :: exists -> drop_record()
+    :: else -> skip
+    fi
+  };
+#endif
+  ANSWER(A_BUSY);
+  goto finish;
+
+found_effect:
+  /* the record taken says an effect began: it is decided like a recovery, never run as new */
+  if
+  :: hook -> goto decision
+  :: else -> goto review
+  fi;
+
+decision:
+  /* the recover hook decides on a record whose effect may have happened */
+  ASSERT_RECOVER(seffect);
+  CRASH_POINT;
+  if
+  :: budget[myGen]++; goto handler                  /* rerun */
+  :: goto settle_recovered                          /* completed: store the hook's response */
+  :: goto review                                    /* review; the hook throwing ends the same way (abandon marks UNKNOWN) */
+  fi;
+
+review:
+  CRASH_POINT;
+  atomic {                                          /* markUnknown */
+    if
+    :: G_LEASE_HELD(me) -> fenced_lands(me); status = UNK; hasEx = false; expired = false; live = false; outlives = false
+    :: else -> skip
+    fi;
+    ANSWER(A_REVIEW); goto finish
+  }
+
+settle_recovered:
+  CRASH_POINT;
+  atomic {
+    if
+    :: COMPLETE_GUARD(me) -> fenced_lands(me); status = DONE; hasEx = true; expired = false; live = false; outlives = false; ANSWER(A_REPLAY); goto finish
+    :: else -> goto lease_lost
+    fi
+  }
+
+handler:
+  /* the handler runs under this attempt's lease */
+  CRASH_POINT;
+  if
+  :: skip
+  :: atomic {                                       /* heartbeat */
+       if
+       :: G_LEASE_HELD(me) -> fenced_lands(me); live = true; outlives = true
+       :: else -> goto lease_lost
+       fi
+     }
+  fi;
+  CRASH_POINT;
+  if
+  :: skip                                           /* no external effect */
+  :: atomic {                                       /* beginEffect */
+       if
+       :: G_LEASE_HELD(me) -> fenced_lands(me); eff = true; hasEx = false; expired = false
+       :: else -> goto lease_lost
+       fi
+     };
+     if
+     :: seffect = true
+     :: goto abandon                                /* it landed but its answer was lost: the handler throws */
+     fi;
+     CRASH_POINT;
+     if                                             /* the irreversible effect */
+     :: budget[myGen] > 0 -> budget[myGen]--
+     :: else -> ASSERT_EFFECT(false)
+     fi;
+     CRASH_POINT;
+     if
+     :: skip
+     :: atomic {                                    /* recordEvidence */
+          if
+          :: G_LEASE_HELD(me) -> fenced_lands(me)
+          :: else -> goto lease_lost
+          fi
+        }
+     fi
+  fi;
+  CRASH_POINT;
+  if
+  :: skip                                           /* 2xx-4xx: stored with its staged writes */
+  :: goto abandon                                   /* threw, 5xx, 408, 429 */
+  fi;
+  atomic {                                          /* complete */
+    if
+    :: COMPLETE_GUARD(me) ->
+       fenced_lands(me); status = DONE; hasEx = true; expired = false; live = false; outlives = false;
+       ASSERT_EFFECT(!committed); committed = true;
+       ANSWER(A_RAN); goto finish
+    :: else -> goto lease_lost
+    fi
+  }
+
+abandon:
+  CRASH_POINT;
+  atomic {
+    if
+    :: seffect && G_LEASE_HELD(me) -> fenced_lands(me); status = UNK; hasEx = false; expired = false; live = false; outlives = false  /* markUnknown */
+    :: !seffect && G_LEASE_HELD_NOT_COMPLETED(me) -> fenced_lands(me); drop_record()                                  /* release */
+    :: else -> skip                                 /* the lease was lost: the record is its new owner's */
+    fi;
+    ANSWER(A_ERROR); goto finish
+  }
+
+lease_lost:
+  /* afterLeaseLost reads the record: the stored outcome, or 409 */
+  ANSWER(A_REPLAY);
+
+finish:
+  atomic {
+    /* nothing of a finished attempt matters any more: forgetting it merges states */
+    sst = 0; stok = 0; slive = false; seff = false; seffect = false; recovering = false; myGen = 0; races = 0;
+#ifdef LIVENESS
+    finished++
+#else
+    skip
+#endif
+  }
+}
+
+/* ---- staged-only attempts (effects: 'staged-only') ---- */
+proctype Staged(byte me) {
+  CRASH_POINT;
+  if
+  :: ANSWER(A_ERROR); goto finish                   /* the handler threw or returned 5xx: nothing is written */
+  :: skip
+  fi;
+  CRASH_POINT;
+  atomic {                                          /* one TransactWriteItems: staged writes + the COMPLETED record */
+    if
+    :: G_STAGED_CLAIMABLE ->
+       if
+       :: exists -> drop_record()
+       :: else -> skip
+       fi;
+       exists = true; status = DONE; tok = me; live = false; hasEx = true; expired = false; outlives = false; eff = false;
+       ASSERT_EFFECT(!committed); committed = true;
+       ANSWER(A_RAN)
+    :: else ->
+       /* the record decides: replay, or 409 for a record only a leased attempt writes */
+       ASSERT_STAGED(status == DONE || tok <= NLEASED);
+       if
+       :: status == DONE -> ANSWER(A_REPLAY)
+       :: status == UNK -> ANSWER(A_REVIEW)
+       :: status == INP -> ANSWER(A_BUSY)
+       fi
+    fi
+  }
+finish:
+#ifdef LIVENESS
+  finished++
+#else
+  skip
+#endif
+}
+
+/* Time passes: a lease ends, a record passes its expiresAt, waiting attempts reach their deadline. */
+proctype Time() {
+end:
+  do
+  :: atomic { exists && status == INP && live -> live = false }
+  /* leaseAwareExpiry: the reservation's expiresAt is never before its lease ends */
+  :: atomic { exists && hasEx && !expired && (status != INP || !live || outlives) -> expired = true }
+#ifdef WAIT
+  :: atomic { !late -> late = true }
+#endif
+  od
+}
+
+proctype Ttl() {
+end:
+  do
+  :: atomic {
+       exists && PAST_EXPIRY ->
+       ASSERT_UNKNOWN(status != UNK);
+       drop_record()
+     }
+  od
+}
+
+proctype Operator() {
+  byte n;
+end:
+  do
+  :: atomic {
+       n < OPS && G_RESOLVABLE ->
+       if
+       :: true -> hand_over(OPTOKEN); status = DONE; hasEx = true; expired = false; live = false; outlives = false  /* resolve --completed */
+       :: true ->                                                                  /* resolve --released */
+          if
+          :: eff -> budget[gen]++
+          :: else -> skip
+          fi;
+          drop_record()
+       fi;
+       n++
+     }
+  od
+}
+
+/* An effect that may have happened keeps its record: no expiresAt while it is unresolved. */
+active proctype Invariants() {
+end:
+  atomic {
+    exists && (status == UNK || (eff && status != DONE)) && hasEx ->
+    ASSERT_UNKNOWN(false)
+  }
+}
+
+init {
+  byte i;
+  bool hook;
+  atomic {
+    if
+    :: hook = true
+    :: hook = false
+    fi;
+    run Time();
+    run Ttl();
+#ifndef NOOPERATOR
+    run Operator();
+#endif
+    i = 1;
+    do
+    :: i <= NLEASED -> run Leased(i, hook); i++
+    :: i > NLEASED && i <= NATT -> run Staged(i); i++
+    :: else -> break
+    od;
+    i = 0; hook = false
+  }
+}
+
+#ifdef LIVENESS
+/* Every attempt answers (or crashes: its caller's retry is another attempt). */
+ltl answered { <> (finished == NATT) }
+/* Not a property: an UNKNOWN record stays UNKNOWN until an operator or a recover hook acts on it. */
+ltl resolved { [] (status == UNK -> <> (status != UNK)) }
+#endif

@@ -1,0 +1,41 @@
+/**
+ * Every condition expression the DynamoDB journal puts on its writes, by name.
+ *
+ * The protocol's safety rests on these guards, and the Promela model of the protocol
+ * (`model/journal.pml`, checked by `npm run verify:model`) carries one guard per name;
+ * `model/guards.json` ties each name to its expression and its model guard, and a test fails
+ * when an expression here changes without both being updated. Placeholders: `#pk`, `#status`
+ * name attributes; `:now`/`:nowMs` are epoch ms, `:nowSeconds` epoch seconds; `:mine` and
+ * `:old` are lease tokens.
+ *
+ * @example
+ * await calls.delete({ pk }, { ConditionExpression: JournalCondition.leaseHeldNotCompleted, ... });
+ */
+export const JournalCondition = Object.freeze({
+  /**
+   * The key is free to claim: absent, or past `expiresAt` and not under a live lease
+   * (mirrors `isClaimable`). Reservation; the staged-only commit claims on the same condition.
+   */
+  claimable: 'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
+  /**
+   * The staged-only commit over a record found: claimable, or in progress under an ended lease
+   * whose holder began no effect (that holder's later writes are fenced out by the new token).
+   */
+  stagedCommitClaimable:
+    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
+  /** Takeover: the token read still holds the record, it is not completed, and its lease ended or it is `UNKNOWN`. */
+  takeOver: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
+  /** Marking an abandoned record `UNKNOWN`: the token read still holds it, in progress, with its lease ended. */
+  abandonedLease: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now',
+  /** Heartbeat, beginEffect, recordEvidence, markUnknown: the caller still holds the lease. */
+  leaseHeld: 'leaseToken = :mine',
+  /** Completion and release: the caller still holds the lease and the record is not completed. */
+  leaseHeldNotCompleted: 'leaseToken = :mine AND #status <> :completed',
+  /** An operator's resolution: `UNKNOWN`, or in progress with its lease ended. */
+  resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :now)',
+  /** Uniqueness claims and outbox items written by the completion transaction: not there yet. */
+  itemAbsent: 'attribute_not_exists(#pk)',
+} as const);
+
+/** The name of one of the journal's condition expressions. */
+export type JournalConditionName = keyof typeof JournalCondition;
