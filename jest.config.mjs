@@ -1,8 +1,16 @@
-/** Jest runs TypeScript through swc (CommonJS output), including the ESM-only packages. */
-export default {
+/**
+ * Two projects, both run by `npm test`:
+ * - unit: needs no service and no JDK (the caller-side client and the CDK constructs);
+ * - integration: everything else, against DynamoDB Local and the SQS emulator, which its
+ *   globalSetup starts on 127.0.0.1 and its globalTeardown stops by PID.
+ * `npm run test:unit` runs the first alone, on a machine without Java.
+ * Jest runs TypeScript through swc (CommonJS output), including the ESM-only packages.
+ */
+const UNIT_TESTS = ['<rootDir>/test/client/**/*.test.ts', '<rootDir>/test/cdk/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'];
+
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
@@ -12,8 +20,20 @@ export default {
     // ESM-only package without a `require` export condition: point jest at its file.
     '^canonicalize$': '<rootDir>/node_modules/canonicalize/lib/canonicalize.js',
   },
-  globalSetup: '<rootDir>/test/setup/global-setup.mjs',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+};
+
+export default {
   testTimeout: 30000,
   maxWorkers: 2,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: UNIT_TESTS },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/client/', '<rootDir>/test/cdk/', '<rootDir>/test/unit/'],
+      globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+    },
+  ],
 };

@@ -4,6 +4,7 @@ import { SITUATIONS, type Observation, type Situation } from './scenarios/calls.
 import { BUNDLE_VARIANTS, type BundleVariant } from './scenarios/bundle.js';
 import { FINGERPRINT_PATHS } from './scenarios/fingerprint.js';
 import type { BenchResults } from './suite.js';
+import { writesSection, writesTargets } from './report-writes.js';
 
 /** One target of the comparison and whether this run met it. */
 export interface TargetCheck {
@@ -67,6 +68,7 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       measured: `${ms(primary.idemkit.coldImportMs)} ms vs ${ms(primary.powertools.coldImportMs)} ms (${x(primary.idemkit.coldImportMs / primary.powertools.coldImportMs)})`,
       met: primary.idemkit.coldImportMs < primary.powertools.coldImportMs,
     },
+    ...writesTargets(results.writes),
   ];
 }
 
@@ -276,7 +278,7 @@ export function renderReport(r: BenchResults): string {
     '## Setup',
     '',
     '- One DynamoDB Local (in memory, 127.0.0.1) serves both libraries: idemkit\'s journal table (partition key `pk`) and Powertools\' table (partition key `id`, default attribute names), fresh tables per scenario.',
-    '- The same handler, `POST /payments` (parse the JSON body, take the payment, answer 201 with a `Location`), receives HTTP API (v2) events with an `Idempotency-Key` header and a JSON body.',
+    '- The same handler, `POST /payments` (parse the JSON body, take the payment, answer 201 with a `Location`), receives HTTP API (v2) events with an `Idempotency-Key` header and a JSON body; in the section "A handler that writes one item" it also writes one payment item.',
     "- idemkit: `middy(handler).use(httpIdempotency({ journal: new DynamoDBJournal({ tableName, client }), ttlSeconds: 86400 }))` with its defaults (scope from the JWT `sub` and the route, fingerprint of method, path, query and body).",
     "- Powertools: `makeHandlerIdempotent({ persistenceStore: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client }), config: new IdempotencyConfig({ eventKeyJmesPath: 'headers.\"idempotency-key\"', payloadValidationJmesPath: 'body', throwOnNoIdempotencyKey: true, expiresAfterSeconds: 86400 }), keyPrefix: 'create-payment' })`.",
     '- Local cache: idemkit `localCache: { maxItems: 1000 }`, Powertools `useLocalCache: true` (its default size, 1000), only in the local-cache row.',
@@ -297,6 +299,8 @@ export function renderReport(r: BenchResults): string {
     ...throughputSection(r),
     '',
     ...sameKeySection(r),
+    '',
+    ...writesSection(r.writes),
     '',
     ...fingerprintSection(r),
     '',

@@ -7,6 +7,7 @@ import { measureFingerprints, type FingerprintResult } from './scenarios/fingerp
 import { measureLatency, type LatencyResult } from './scenarios/latency.js';
 import { raceSameKey, type SameKeyResult } from './scenarios/same-key.js';
 import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
+import { measureWrites, type WritesResult } from './scenarios/writes.js';
 
 /** Everything one run measured; `results.json` holds exactly this. */
 export interface BenchResults {
@@ -21,6 +22,7 @@ export interface BenchResults {
   readonly sameKey: SameKeyResult;
   readonly fingerprint: FingerprintResult;
   readonly bundle: BundleResult;
+  readonly writes: WritesResult;
 }
 
 /** Where a run finds the repository and reports progress. */
@@ -77,6 +79,7 @@ async function runScenarios(endpoint: string, plan: BenchPlan, options: SuiteOpt
   const throughput = await step('throughput', async () => measureThroughput(await tables(), plan.throughput));
   const sameKey = await step('same-key race', async () => raceSameKey(await tables(), plan.sameKey));
   const fingerprint = await step('fingerprint cost', () => measureFingerprints(endpoint, plan.fingerprintSizes));
+  const writes = await step('a handler that writes one item', () => measureWrites(endpoint, plan.writes, log));
   const bundle = await step('bundle size and cold import', () => measureBundles(options.root, plan.bundle));
   admin.destroy();
   return {
@@ -91,5 +94,6 @@ async function runScenarios(endpoint: string, plan: BenchPlan, options: SuiteOpt
     sameKey,
     fingerprint,
     bundle,
+    writes,
   };
 }

@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -28,6 +29,13 @@ export interface IdemkitFunctionProps {
    * @default - no journal wiring
    */
   readonly journal?: IdempotencyJournalTable;
+  /**
+   * The Powertools idempotency table the handler reads while moving from Powertools
+   * (`migrateFrom`): grants `dynamodb:GetItem` on it and nothing else (plus `kms:Decrypt` when
+   * it has a customer-managed key). Pass its name to the handler through `environment`.
+   * @default - no Powertools table
+   */
+  readonly powertoolsTable?: ITable;
   /**
    * `POWERTOOLS_SERVICE_NAME` of the function's logs and metrics.
    * @default 'idemkit'
@@ -132,6 +140,11 @@ export class IdemkitFunction extends Construct {
       },
     });
     props.journal?.grantJournalAccess(this.function);
+    if (props.powertoolsTable) {
+      // Its records are only read: one GetItem per new key, never a write.
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [props.powertoolsTable.tableArn] }));
+      props.powertoolsTable.encryptionKey?.grantDecrypt(this.function);
+    }
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',

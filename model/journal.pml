@@ -140,6 +140,8 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 
 /* guard claimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) */
 #define G_CLAIMABLE (!exists || (PAST_EXPIRY && !(status == INP && live)))
+/* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
+#define G_STAGED_CLAIMABLE (G_CLAIMABLE || (exists && status == INP && !live && !eff))
 /* guard takeOver: leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown) */
 #define G_TAKEOVER(old) (exists && tok == (old) && status != DONE && (!live || status == UNK))
 /* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :now */
@@ -450,7 +452,7 @@ proctype Staged(byte me) {
   CRASH_POINT;
   atomic {                                          /* one TransactWriteItems: staged writes + the COMPLETED record */
     if
-    :: G_CLAIMABLE ->
+    :: G_STAGED_CLAIMABLE ->
        if
        :: exists -> drop_record()
        :: else -> skip

@@ -3,7 +3,28 @@
  *
  * @packageDocumentation
  */
-export * from './errors/index.js';
+export {
+  IdempotencyError,
+  KeyMissingError,
+  KeyInvalidError,
+  PayloadMismatchError,
+  InProgressError,
+  NeedsReviewError,
+  LeaseLostError,
+  UniqueConflictError,
+  WriteConflictError,
+  JournalUnavailableError,
+  JournalError,
+  NotResolvableError,
+  RequestInvalidError,
+  InvalidOptionsError,
+  ResponseTooLargeError,
+  StagedOnlyError,
+  ERROR_CODES,
+  MAX_KEY_LENGTH,
+  type ErrorCode,
+  type ConflictingRecord,
+} from './core/index.js';
 export {
   DynamoDBJournal,
   MemoryJournal,
@@ -24,10 +45,11 @@ export {
   uniquePk,
   outboxPk,
 } from './journal/index.js';
-export { idempotencyOf, fingerprintOf, type IdempotencyScope, type RecoveryDecision, type GuardOptions, type AttemptStatus } from './engine/index.js';
+export { idempotencyOf, fingerprintOf, DEFAULT_GUARD_OPTIONS, type IdempotencyScope, type RecoveryDecision, type GuardOptions } from './engine/index.js';
 export { httpIdempotency, REPLAYED_HEADER, DEFAULT_PROBLEM_TYPE_PREFIX, type HttpIdempotencyOptions, type HttpResponse, type StatusCodes } from './http/index.js';
 export { makeIdempotent, type MakeIdempotentOptions } from './function/index.js';
-export { MetricName, MetricDimension, DEFAULT_METRICS_NAMESPACE, type TelemetryOptions, type MetricsSink, type LogSink } from './telemetry/index.js';
+export type { MigrateFromOptions, PowertoolsAttributeNames, PowertoolsMigrationOptions } from './migration/index.js';
+export { MetricName, MetricDimension, DEFAULT_METRICS_NAMESPACE, type TelemetryOptions, type MetricsSink, type LogSink, type TracerLike, type AttemptStatus } from './telemetry/index.js';
 export * from './client/index.js';
 export * from './sqs/index.js';
 export * from './outbox/index.js';

@@ -54,7 +54,7 @@ export const LOCAL_CACHE_ITEMS = 1_000;
 const TTL_SECONDS = 86_400;
 
 /** Closes every container given. */
-export function closeAll(containers: Iterable<Contender>): void {
+export function closeAll(containers: Iterable<{ close(): void }>): void {
   for (const container of containers) container.close();
 }
 

@@ -12,8 +12,10 @@ import { seedStock, startLocalPaymentsStack } from '../local/payments-stack.js';
 import { DemoContext } from './demo-context.js';
 import { Narrator } from './narrator.js';
 import { changedAmount, crashAfterRail, doubleTap, lostResponse } from './scenarios/http-scenarios.js';
+import { migratedReplay } from './scenarios/migration-scenario.js';
 import { outboxTwice, queueRedelivery } from './scenarios/queue-scenarios.js';
 import { retryStorm } from './scenarios/retry-storm.js';
+import { stagedOnlyDoubleTap } from './scenarios/staged-only.js';
 
 const INITIAL_STOCK = 100;
 const CHART_PATH = join(dirname(fileURLToPath(import.meta.url)), '../../docs/retry-storm.svg');
@@ -33,7 +35,9 @@ async function main(): Promise<number> {
     await crashAfterRail(ctx);
     await queueRedelivery(ctx, INITIAL_STOCK);
     await outboxTwice(ctx, INITIAL_STOCK);
+    await stagedOnlyDoubleTap(ctx);
     retryStorm(narrator, CHART_PATH);
+    await migratedReplay(ctx);
     narrator.line();
     narrator.line('Metrics the runtime emitted (EMF, namespace Idempotency):');
     narrator.line(

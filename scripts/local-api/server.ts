@@ -3,14 +3,27 @@ import type { AddressInfo } from 'node:net';
 import { toApiGatewayV2Event } from '../local/api-gateway-event.js';
 import { matchRoute, type Route } from './router.js';
 
-/** Largest request body accepted, like API Gateway's 10 MB payload limit. */
+/** Largest request body read, like API Gateway's 10 MB payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Lambda's limit on a synchronous invocation's payload: the event as JSON, not only the body. */
+const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
+
+/** A running local API. */
+export interface ServedRoutes {
+  readonly server: Server;
+  readonly url: string;
+  /** Closes the listener and every open connection. */
+  stop(): Promise<void>;
+}
 
 /**
  * Serves `routes` on 127.0.0.1: each HTTP request becomes the API Gateway HTTP API (v2)
- * event API Gateway would send, and the handler's result becomes the HTTP response.
+ * event API Gateway would send, and the handler's result becomes the HTTP response. A
+ * request whose event Lambda would refuse (over its 6 MB payload limit) is answered 413, as
+ * API Gateway answers it, without invoking the handler.
  */
-export async function serveRoutes(routes: readonly Route[], port: number, onRequest: (line: string) => void): Promise<{ server: Server; url: string }> {
+export async function serveRoutes(routes: readonly Route[], port: number, onRequest: (line: string) => void): Promise<ServedRoutes> {
   const server = createServer((req, res) => {
     handle(routes, req, res, onRequest).catch((error) => {
       onRequest(`500 ${req.method} ${req.url}: ${(error as Error).message}`);
@@ -23,7 +36,12 @@ export async function serveRoutes(routes: readonly Route[], port: number, onRequ
     server.listen(port, '127.0.0.1', resolve);
   });
   const { port: actual } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${actual}` };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return { server, url: `http://127.0.0.1:${actual}`, stop };
 }
 
 async function handle(routes: readonly Route[], req: IncomingMessage, res: ServerResponse, onRequest: (line: string) => void): Promise<void> {
@@ -37,7 +55,7 @@ async function handle(routes: readonly Route[], req: IncomingMessage, res: Serve
   }
   const body = await readBody(req);
   if (body === undefined) {
-    res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Entity Too Large' }));
+    tooLarge(res, method, url.pathname, onRequest);
     return;
   }
   const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
@@ -50,6 +68,10 @@ async function handle(routes: readonly Route[], req: IncomingMessage, res: Serve
     routeKey: match.route.routeKey,
     pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : undefined,
   });
+  if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_PAYLOAD_LIMIT_BYTES) {
+    tooLarge(res, method, url.pathname, onRequest);
+    return;
+  }
   const result = await match.route.handler(event);
   const responseHeaders: Record<string, string | string[]> = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]));
   if (result.cookies?.length) responseHeaders['set-cookie'] = result.cookies;
@@ -58,6 +80,11 @@ async function handle(routes: readonly Route[], req: IncomingMessage, res: Serve
   res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
   const replayed = result.headers?.['Idempotent-Replayed'] ? ' (replayed)' : '';
   onRequest(`${status} ${method} ${url.pathname}${replayed}`);
+}
+
+function tooLarge(res: ServerResponse, method: string, path: string, onRequest: (line: string) => void): void {
+  res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Entity Too Large' }));
+  onRequest(`413 ${method} ${path} (request over Lambda's payload limit)`);
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {

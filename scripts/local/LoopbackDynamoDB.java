@@ -24,6 +24,8 @@ public class LoopbackDynamoDB {
             }
         }
         proxy.start();
+        // A launcher ended by SIGKILL cannot stop its children: end with it rather than linger.
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> System.exit(0)));
         System.out.println("DynamoDB Local listening on 127.0.0.1");
         proxy.join();
     }

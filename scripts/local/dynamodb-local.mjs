@@ -19,13 +19,16 @@ function bundledServerDir() {
 
 /**
  * Starts DynamoDB Local in memory, bound to 127.0.0.1 on a free port, telemetry off.
- * Resolves once the server accepts connections.
+ * Resolves once the server accepts connections. Aborting `signal` before then ends the
+ * server and rejects, so a run stopped during start-up leaves no java process behind.
  *
- * @param {{ port?: number, startTimeoutMs?: number, onProgress?: (elapsedMs: number) => void }} [options]
+ * @param {{ port?: number, startTimeoutMs?: number, onProgress?: (elapsedMs: number) => void, signal?: AbortSignal }} [options]
  * @returns {Promise<{ endpoint: string, port: number, pid: number, stop: () => Promise<void> }>}
  */
 export async function startDynamoDBLocal(options = {}) {
+  options.signal?.throwIfAborted();
   const port = options.port ?? (await freePort());
+  options.signal?.throwIfAborted();
   const startTimeoutMs = options.startTimeoutMs ?? 90_000;
   const serverDir = bundledServerDir();
   const classPath = [join(serverDir, 'DynamoDBLocal.jar'), join(serverDir, 'DynamoDBLocal_lib', '*')].join(':');
@@ -51,8 +54,11 @@ export async function startDynamoDBLocal(options = {}) {
   await new Promise((resolve, reject) => {
     const progress = options.onProgress ? setInterval(() => options.onProgress(Date.now() - started), 1000) : undefined;
     const timer = setTimeout(() => finish(new Error(`DynamoDB Local did not start in ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs);
+    const onAbort = () => finish(new Error('DynamoDB Local start-up was aborted'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     function finish(error) {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       if (progress) clearInterval(progress);
       child.stdout.removeAllListeners('data');
       child.removeAllListeners('exit');

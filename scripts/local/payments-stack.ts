@@ -25,6 +25,19 @@ export interface LocalPaymentsStack {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startLocalPaymentsStack}. */
+export interface LocalPaymentsStackOptions {
+  /** Called about once a second while DynamoDB Local starts. */
+  readonly onProgress?: (elapsedMs: number) => void;
+  /**
+   * Visibility timeout of the order-events queue.
+   * @default 2
+   */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Aborting it during start-up stops what already started and rejects. */
+  readonly signal?: AbortSignal;
+}
+
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REGION = 'us-east-1';
 
@@ -32,8 +45,16 @@ const REGION = 'us-east-1';
  * Starts DynamoDB Local and the SQS emulator on 127.0.0.1 and creates the example service's
  * tables from the same schema constants the CDK stack uses, plus the order-events queue.
  */
-export async function startLocalPaymentsStack(options: { onProgress?: (elapsedMs: number) => void; visibilityTimeoutSeconds?: number } = {}): Promise<LocalPaymentsStack> {
-  const [dynamodb, sqs] = await Promise.all([startDynamoDBLocal({ onProgress: options.onProgress }), startSqsLocal()]);
+export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions = {}): Promise<LocalPaymentsStack> {
+  const started = await Promise.allSettled([startDynamoDBLocal({ onProgress: options.onProgress, signal: options.signal }), startSqsLocal()]);
+  const [dynamodbStart, sqsStart] = started;
+  if (dynamodbStart.status === 'rejected' || sqsStart.status === 'rejected') {
+    // One may have started while the other failed: stop it before reporting the failure.
+    await Promise.allSettled(started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.stop() : undefined)));
+    throw dynamodbStart.status === 'rejected' ? dynamodbStart.reason : (sqsStart as PromiseRejectedResult).reason;
+  }
+  const dynamodb = dynamodbStart.value;
+  const sqs = sqsStart.value;
   try {
     const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });

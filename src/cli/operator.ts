@@ -1,8 +1,8 @@
 import { DynamoDBClient, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBJournal, type JournalRecord } from '../journal/index.js';
-import { RecordPrefix, RecordStatus } from '../journal/schema.js';
-import { IdempotencyError, JournalUnavailableError } from '../errors/index.js';
+import { RecordPrefix, RecordStatus } from '../journal/index.js';
+import { IdempotencyError, JournalUnavailableError } from '../core/index.js';
 
 /** Where the operator's commands look. */
 export interface OperatorTarget {

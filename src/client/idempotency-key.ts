@@ -1,10 +1,7 @@
-import { KeyInvalidError } from '../errors/index.js';
+import { KeyInvalidError, keyProblem } from '../core/index.js';
 
 /** The request header that carries the key, as servers guarded by this toolkit read it. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-
-/** Longest key a guarded server accepts. */
-const MAX_KEY_LENGTH = 255;
 
 /**
  * A fresh idempotency key: a random (version 4) UUID from `globalThis.crypto.randomUUID()`,
@@ -28,10 +25,6 @@ export function newIdempotencyKey(): string {
  * assertValidIdempotencyKey('order-42') // passes
  */
 export function assertValidIdempotencyKey(key: string): void {
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    throw new KeyInvalidError(`An Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters long, got ${key.length}`);
-  }
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    throw new KeyInvalidError('An Idempotency-Key may only contain visible ASCII characters (0x21-0x7E)');
-  }
+  const problem = keyProblem(key);
+  if (problem) throw new KeyInvalidError(`An Idempotency-Key ${problem}`);
 }

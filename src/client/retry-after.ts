@@ -1,4 +1,4 @@
-import { InProgressError } from '../errors/index.js';
+import { InProgressError } from '../core/index.js';
 import { isResponseLike } from './response-like.js';
 
 /**

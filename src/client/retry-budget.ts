@@ -1,4 +1,4 @@
-import { assertKnownOptions, readFunction, readNumber } from './validate-options.js';
+import { assertKnownOptions, readFunction, readNumber } from '../core/index.js';
 
 /**
  * Options of {@link RetryBudget}.

@@ -1,4 +1,4 @@
-import { InProgressError, JournalUnavailableError } from '../errors/index.js';
+import { InProgressError, JournalUnavailableError } from '../core/index.js';
 import { isResponseLike, type ResponseLike } from './response-like.js';
 
 /**

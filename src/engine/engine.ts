@@ -1,14 +1,8 @@
-import { InProgressError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../errors/index.js';
-import { RecordStatus, type JournalRecord } from '../journal/index.js';
-import { isClaimable } from '../journal/items.js';
-import { MetricName } from '../telemetry/metric-names.js';
-import { AttemptScope } from './scope.js';
-import type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
-import { Settler } from './settler.js';
-import type { AttemptTrace } from './trace.js';
-import { assertStoredResponse } from './unstorable.js';
-
-export type { Admission, AttemptRequest, EngineSettings, RecoveryDecision, Settlement } from './settings.js';
+import { InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
+import { isClaimable, RecordStatus, type JournalRecord } from '../journal/index.js';
+import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
+import { Attempt, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
+import type { EngineSettings, LegacyDecision, RecoveryDecision } from './guard-options.js';
 
 const DEFAULT_LEASE_MS = 30_000;
 const LEASE_GRACE_MS = 1_000;
@@ -17,188 +11,260 @@ const MAX_RACES = 3;
 /** A conditional write lost to another attempt: the caller reads the record again and decides anew. */
 const RACED = Symbol('raced');
 
+/** The handler side of {@link IdempotencyEngine.run}. */
+export interface GuardedHandler {
+  /** Runs the handler with the attempt's own context (its scope bound). */
+  invoke(context: LambdaContextLike): Promise<unknown>;
+  /** What of the handler's result is stored, and whether it is stored at all. */
+  outcomeOf(result: unknown): HandlerOutcome;
+  /** Hears of an attempt that ends in an error, before it is thrown. */
+  onFailed?(error: unknown, status: AttemptStatus | undefined): void;
+}
+
 /**
- * The state machine every entry point shares: decides what an attempt meets (new, replay,
- * mismatch, in progress, takeover, recovery) and settles its outcome with fenced writes.
+ * The one owner of every guarded attempt, whatever the entry point: it checks the key, binds
+ * the scope, decides what the attempt meets (new, replay, mismatch, in progress, takeover,
+ * recovery), settles or abandons it with fenced writes, answers a lost lease with the stored
+ * outcome, and writes the attempt's status, metrics and log line. Entry points only translate
+ * their event into an {@link AttemptRequest} and the result into their answer.
  */
 export class IdempotencyEngine {
-  private readonly settler: Settler;
-
-  constructor(readonly settings: EngineSettings) {
-    this.settler = new Settler(settings);
+  constructor(
+    readonly settings: EngineSettings,
+    private readonly telemetry: Telemetry,
+  ) {
+    if (settings.legacyLookup && settings.effects === 'staged-only') {
+      // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
+      throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)");
+    }
+    if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
+    if (settings.effects === 'staged-only' && settings.legacyLookup) {
+      // The old library's record is read when a key is reserved, and a staged-only attempt reserves nothing.
+      throw new InvalidOptionsError(
+        "option 'migrateFrom' does not apply with effects: 'staged-only': migrate under 'any', then switch once the old records have expired",
+      );
+    }
   }
 
-  /** Admits an attempt: reserve or replay, or throw the typed error the situation calls for. */
-  async admit(request: AttemptRequest, trace: AttemptTrace): Promise<Admission> {
+  /**
+   * Starts an attempt and admits it. Never throws for a guard situation: the attempt's
+   * `admission` says whether it was refused (with the typed error), is a replay, or runs.
+   * A running attempt's scope is bound to `context` until it is settled or failed.
+   */
+  async begin(request: AttemptRequest, context: LambdaContextLike): Promise<Attempt> {
+    const attempt = new Attempt(request, context, this.settings, this.telemetry);
     try {
-      return await this.decide(request, trace);
+      const { pk, fingerprint } = attempt.identify();
+      await this.admit(attempt, pk, fingerprint);
     } catch (error) {
       if (error instanceof JournalUnavailableError) {
         // Fail closed: the handler does not run when the journal cannot vouch for the key.
-        trace.status = 'journal_unavailable';
-        trace.metrics.push(MetricName.journalError);
+        attempt.mark('journal_unavailable', MetricName.journalError);
       }
+      attempt.refuse(error);
+    }
+    return attempt;
+  }
+
+  /**
+   * Runs one attempt from start to answer: `invoke` is called only when the attempt runs, with
+   * a context of its own (a guarded function called from a guarded handler keeps the
+   * handler's scope apart). Throws the refusal's typed error, or the handler's error after
+   * the record was released (or marked `UNKNOWN`); `onFailed` hears of it first, with the
+   * attempt's status.
+   */
+  async run(request: AttemptRequest, context: LambdaContextLike, handler: GuardedHandler): Promise<RunResult> {
+    const scoped = Object.create(context ?? null) as LambdaContextLike;
+    const attempt = await this.begin(request, scoped);
+    try {
+      const admission = attempt.admission;
+      if (admission.kind === 'refused') throw admission.error;
+      if (admission.kind === 'replay') return { kind: 'replayed', response: admission.response };
+      let result: unknown;
+      try {
+        result = await handler.invoke(scoped);
+      } catch (error) {
+        return await attempt.fail(error);
+      }
+      return await attempt.complete(handler.outcomeOf(result));
+    } catch (error) {
+      handler.onFailed?.(error, attempt.trace.status);
       throw error;
+    } finally {
+      attempt.finish();
     }
   }
 
-  private async decide(request: AttemptRequest, trace: AttemptTrace): Promise<Admission> {
-    const { journal, localCache, clock } = this.settings;
-    const cached = localCache?.get(request.pk, clock());
+  private async admit(attempt: Attempt, pk: string, fingerprint: string): Promise<void> {
+    const { localCache, clock } = this.settings;
+    const journal = attempt.journal;
+    const cached = localCache?.get(pk, clock());
     if (cached) {
-      if (cached.fingerprint !== request.fingerprint) throw this.mismatch(trace);
-      return this.replay(cached.response.value, trace);
+      if (cached.fingerprint !== fingerprint) throw this.mismatch(attempt);
+      return attempt.replay(cached.response.value);
     }
-    const leaseMs = this.leaseMsFor(request);
-    const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, (request.remainingTimeMs?.() ?? Infinity) - LEASE_GRACE_MS);
+    // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
+    if (this.settings.effects === 'staged-only') return attempt.holdStaged(pk, fingerprint);
+    const leaseMs = this.leaseMsFor(attempt);
+    const remainingMs = attempt.remainingTimeMs?.() ?? Infinity;
+    const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, remainingMs - LEASE_GRACE_MS);
     let polled: JournalRecord | undefined;
     let races = 0;
     for (;;) {
       let record = polled;
       if (!record) {
-        trace.journalCalls++;
-        const reservation = await journal.reserve({ pk: request.pk, fingerprint: request.fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
+        const reservation = await journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
         if (reservation.reserved) {
-          trace.status = reservation.replacedExpired ? 'expired' : 'new';
-          trace.metrics.push(MetricName.newRequest);
-          if (reservation.replacedExpired) trace.metrics.push(MetricName.expiredKeyRetry);
-          return { kind: 'run', scope: this.scopeFor(reservation.record, request, false, trace) };
+          attempt.hold(reservation.record, false, () => this.leaseMsFor(attempt));
+          if (await this.consultLegacy(attempt)) return;
+          if (reservation.replacedExpired) attempt.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
+          else attempt.mark('new', MetricName.newRequest);
+          return;
         }
         record = reservation.record;
       }
-      if (record.fingerprint !== request.fingerprint) throw this.mismatch(trace, record);
+      if (record.fingerprint !== fingerprint) throw this.mismatch(attempt, record);
       if (record.status === RecordStatus.completed) {
         localCache?.remember(record);
-        return this.replay(record.response?.value, trace);
+        return attempt.replay(record.response?.value);
       }
       const leaseExpired = record.leaseUntilEpochMs < clock();
-      let admission: Admission | typeof RACED | undefined;
-      if (record.status === RecordStatus.unknown || (leaseExpired && record.effectStarted)) admission = await this.recoverAfterEffect(record, request, leaseMs, trace);
-      else if (leaseExpired) admission = await this.takeOver(record, request, leaseMs, false, trace);
-      if (admission !== undefined && admission !== RACED) return admission;
-      if (admission === RACED) {
+      let outcome: void | typeof RACED | 'waiting' = 'waiting';
+      if (record.status === RecordStatus.unknown || (leaseExpired && record.effectStarted)) {
+        outcome = await this.recoverAfterEffect(attempt, record, leaseMs);
+      } else if (leaseExpired) {
+        outcome = await this.takeOver(attempt, record, leaseMs, false);
+      }
+      if (outcome === undefined) return;
+      if (outcome === RACED) {
         // Another attempt changed the record between our read and our write: decide again on what it wrote.
-        if (++races > MAX_RACES) throw this.inProgress(record, trace);
+        if (++races > MAX_RACES) throw this.inProgress(attempt, record);
       } else {
-        if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(record, trace);
+        if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(attempt, record);
         await this.settings.sleep(POLL_INTERVAL_MS);
       }
       // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
-      trace.journalCalls++;
-      polled = await journal.get(request.pk);
+      polled = await journal.get(pk);
       if (polled && isClaimable(polled, clock())) polled = undefined;
     }
   }
 
   /**
-   * Settles an attempt that ran its handler. `store` false (an error, 5xx, 408, 429)
-   * releases the record, or marks it `UNKNOWN` when an effect had begun.
+   * During a migration, what the previous library holds for a freshly reserved request answers
+   * instead of the handler: its completed outcome completes this record and is replayed; a live
+   * execution or another payload releases the reservation and answers 409 or 422. True when it answered.
    */
-  settle(scope: AttemptScope, outcome: { store: boolean; response: unknown }, trace: AttemptTrace): Promise<Settlement> {
-    return this.settler.settle(scope, outcome, trace);
+  private async consultLegacy(attempt: Attempt): Promise<boolean> {
+    const { legacyLookup, storedFormOf } = this.settings;
+    if (!legacyLookup) return false;
+    let decision: LegacyDecision;
+    try {
+      decision = await legacyLookup(attempt.request.legacyEvent, () => attempt.journal.calls++);
+    } catch (error) {
+      // Fail closed: without the old record nobody can vouch that the request did not already run.
+      await this.releaseReservation(attempt);
+      throw error;
+    }
+    attempt.trace.legacy = decision.kind === 'none' ? decision.reason : decision.kind;
+    if (decision.kind === 'none') return false;
+    attempt.trace.metrics.push(MetricName.legacyHit);
+    if (decision.kind === 'replay') {
+      const response = storedFormOf ? storedFormOf(decision.response) : decision.response;
+      const settled = await attempt.complete({ store: true, response });
+      attempt.replay(settled.response);
+      return true;
+    }
+    await this.releaseReservation(attempt);
+    throw decision.kind === 'mismatch' ? this.mismatch(attempt) : this.inProgress(attempt);
   }
 
-  /** Releases or marks `UNKNOWN` after a failure; a lost lease leaves the record to its new owner. */
-  abandon(scope: AttemptScope, trace: AttemptTrace): Promise<void> {
-    return this.settler.abandon(scope, trace);
+  /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
+  private async releaseReservation(attempt: Attempt): Promise<void> {
+    const { pk, leaseToken } = attempt.scope;
+    try {
+      await attempt.journal.release(pk, leaseToken);
+    } catch {
+      attempt.trace.metrics.push(MetricName.journalError);
+    }
   }
 
-  /** The answer for an attempt whose lease was taken over: the stored outcome, never its own. */
-  afterLeaseLost(scope: AttemptScope, error: LeaseLostError, trace: AttemptTrace): Promise<Settlement> {
-    return this.settler.afterLeaseLost(scope, error, trace);
-  }
-
-  private async recoverAfterEffect(record: JournalRecord, request: AttemptRequest, leaseMs: number, trace: AttemptTrace): Promise<Admission | typeof RACED> {
-    const { journal, recover } = this.settings;
+  private async recoverAfterEffect(attempt: Attempt, record: JournalRecord, leaseMs: number): Promise<void | typeof RACED> {
+    const { recover } = this.settings;
     if (!recover) {
       if (record.status === RecordStatus.inProgress) {
         try {
-          trace.journalCalls++;
-          await journal.markAbandonedUnknown(record.pk, record.leaseToken);
+          await attempt.journal.markAbandonedUnknown(record.pk, record.leaseToken);
         } catch (error) {
           if (error instanceof LeaseLostError) return RACED;
           throw error;
         }
-        trace.metrics.push(MetricName.unknownAfterEffect);
+        attempt.mark('unknown', MetricName.unknownAfterEffect);
+      } else {
+        attempt.mark('unknown');
       }
-      trace.status = 'unknown';
       throw new NeedsReviewError(record);
     }
-    return this.takeOver(record, request, leaseMs, true, trace);
+    return this.takeOver(attempt, record, leaseMs, true);
   }
 
-  private async takeOver(record: JournalRecord, request: AttemptRequest, leaseMs: number, recovering: boolean, trace: AttemptTrace): Promise<Admission | typeof RACED> {
+  private async takeOver(attempt: Attempt, record: JournalRecord, leaseMs: number, recovering: boolean): Promise<void | typeof RACED> {
     let taken: JournalRecord;
     try {
-      trace.journalCalls++;
-      taken = await this.settings.journal.takeOver(record.pk, record.leaseToken, leaseMs);
+      taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
       return RACED;
     }
-    trace.status = 'recovered';
-    trace.metrics.push(MetricName.leaseTakeover);
-    // The record read showed no effect, but its holder may have begun one before this takeover landed:
-    // the record taken decides, so an effect that may have happened is never run again as new work.
-    const scope = this.scopeFor(taken, request, recovering || taken.effectStarted, trace);
-    return scope.recovering ? this.decideRecovery(scope, recovering ? record : taken, trace) : { kind: 'run', scope };
+    attempt.mark('recovered', MetricName.leaseTakeover);
+    // The record read showed no effect, but its holder may have begun one before this takeover landed
+    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
+    // effect that may have happened is never run again as new work.
+    const effectMayHaveHappened = recovering || taken.effectStarted;
+    attempt.hold(taken, effectMayHaveHappened, () => this.leaseMsFor(attempt));
+    if (effectMayHaveHappened) return this.decideRecovery(attempt, recovering ? record : taken);
   }
 
   /**
    * Decides a record whose effect may have happened, under the lease this attempt has just taken:
    * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
    */
-  private async decideRecovery(scope: AttemptScope, record: JournalRecord, trace: AttemptTrace): Promise<Admission> {
-    const { journal, recover } = this.settings;
+  private async decideRecovery(attempt: Attempt, record: JournalRecord): Promise<void> {
+    const { recover } = this.settings;
     if (recover) {
       let decision: RecoveryDecision;
       try {
-        decision = await recover(scope);
+        decision = await recover(attempt.scope);
       } catch (error) {
-        await this.abandon(scope, trace);
+        await attempt.abandon();
         throw error;
       }
-      if (decision.outcome === 'rerun') return { kind: 'run', scope };
+      if (decision.outcome === 'rerun') return;
       if (decision.outcome === 'completed') {
         const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
-        const settled = await this.settle(scope, { store: true, response }, trace);
-        return { kind: 'replay', response: settled.response };
+        const settled = await attempt.complete({ store: true, response });
+        return attempt.answerWith(settled.response);
       }
     }
-    trace.journalCalls++;
-    await journal.markUnknown(scope.pk, scope.leaseToken);
-    trace.status = 'unknown';
-    trace.metrics.push(MetricName.unknownAfterEffect);
+    await attempt.journal.markUnknown(record.pk, attempt.scope.leaseToken);
+    attempt.mark('unknown', MetricName.unknownAfterEffect);
     throw new NeedsReviewError(record);
   }
 
-  private scopeFor(record: JournalRecord, request: AttemptRequest, recovering: boolean, trace: AttemptTrace): AttemptScope {
-    trace.attempt = record.attempt;
-    return new AttemptScope(this.settings.journal, record, request.key, request.scope, recovering, () => this.leaseMsFor(request), this.settings.clock, () => trace.journalCalls++);
-  }
-
-  private replay(response: unknown, trace: AttemptTrace): Admission {
-    trace.status = 'replay';
-    trace.metrics.push(MetricName.replay);
-    assertStoredResponse(response);
-    return { kind: 'replay', response };
-  }
-
-  private mismatch(trace: AttemptTrace, record?: JournalRecord): PayloadMismatchError {
-    trace.status = 'mismatch';
-    trace.metrics.push(MetricName.payloadMismatch);
+  private mismatch(attempt: Attempt, record?: JournalRecord): PayloadMismatchError {
+    attempt.mark('mismatch', MetricName.payloadMismatch);
     return new PayloadMismatchError(record);
   }
 
-  private inProgress(record: JournalRecord, trace: AttemptTrace): InProgressError {
-    trace.status = 'in_progress';
-    trace.attempt = record.attempt;
-    trace.metrics.push(MetricName.inProgressCollision);
+  private inProgress(attempt: Attempt, record?: JournalRecord): InProgressError {
+    attempt.mark('in_progress', MetricName.inProgressCollision);
+    if (record) attempt.trace.attempt = record.attempt;
     return new InProgressError(this.settings.retryAfterSeconds, record);
   }
 
-  private leaseMsFor(request: AttemptRequest): number {
+  /** The lease asked for: the option, else the Lambda's remaining time plus a grace second, else a default. */
+  private leaseMsFor(attempt: Attempt): number {
     if (this.settings.leaseMs !== undefined) return this.settings.leaseMs;
-    return request.remainingTimeMs !== undefined ? request.remainingTimeMs() + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
+    const remainingMs = attempt.remainingTimeMs?.();
+    return remainingMs !== undefined ? remainingMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
   }
 }

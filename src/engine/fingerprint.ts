@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError, sha256Hex } from '../core/index.js';
 
 /**
  * Hex SHA-256 of the RFC 8785 canonical JSON of `value`: field order and whitespace do not
@@ -18,9 +17,4 @@ export function fingerprintOf(value: unknown): string {
     throw new RequestInvalidError(`The request has no canonical JSON form: ${(error as Error).message}`, { cause: error });
   }
   return sha256Hex(canonical ?? 'undefined');
-}
-
-/** Hex SHA-256 of a string or bytes. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }

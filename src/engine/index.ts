@@ -1,7 +1,6 @@
-export { IdempotencyEngine, type Admission, type AttemptRequest, type EngineSettings, type RecoveryDecision, type Settlement } from './engine.js';
-export { fingerprintOf, sha256Hex } from './fingerprint.js';
+export { IdempotencyEngine, type GuardedHandler } from './engine.js';
+export { Attempt, type Admission, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
+export { fingerprintOf } from './fingerprint.js';
 export { LocalCache } from './local-cache.js';
-export { GUARD_OPTION_NAMES, checkFunction, checkNumber, rejectUnknownOptions, resolveGuardOptions, type GuardOptions } from './options.js';
-export { AttemptScope, MAX_TRANSACTION_ITEMS, type IdempotencyScope } from './scope.js';
-export { bindScope, idempotencyOf, unbindScope } from './scope-registry.js';
-export { newTrace, type AttemptStatus, type AttemptTrace } from './trace.js';
+export { DEFAULT_GUARD_OPTIONS, GUARD_OPTION_NAMES, resolveGuardOptions, type EngineSettings, type GuardOptions, type LegacyDecision, type LegacyLookup, type RecoveryDecision } from './guard-options.js';
+export { AttemptScope, idempotencyOf, MAX_TRANSACTION_ITEMS, type IdempotencyScope } from './scope.js';

@@ -1,6 +1,5 @@
-import { IdempotencyError } from '../errors/index.js';
+import { IdempotencyError, InvalidOptionsError, sha256Hex } from '../core/index.js';
 import type { Evidence, Journal, JournalRecord, OutboxEvent, TransactItem, UniqueClaim } from '../journal/index.js';
-import { sha256Hex } from './fingerprint.js';
 
 /** What a guarded handler can do with its idempotency record (see `idempotencyOf`). */
 export interface IdempotencyScope {
@@ -33,6 +32,20 @@ export interface IdempotencyScope {
 /** Largest number of items one completion transaction may carry (DynamoDB's limit). */
 export const MAX_TRANSACTION_ITEMS = 100;
 
+/** What an {@link AttemptScope} is made of. */
+export interface AttemptScopeInit {
+  /** The journal as this attempt sees it (its calls counted and traced). */
+  readonly journal: Journal;
+  /** The record this attempt holds the lease of. */
+  readonly record: JournalRecord;
+  readonly key: string;
+  readonly scope: string;
+  readonly recovering: boolean;
+  /** The lease a heartbeat asks for, read at each heartbeat (it follows the Lambda's remaining time). */
+  readonly leaseMs: () => number;
+  readonly clock: () => number;
+}
+
 /** The scope of one attempt holding a lease; it queues writes until the completion. */
 export class AttemptScope implements IdempotencyScope {
   readonly staged: TransactItem[] = [];
@@ -40,21 +53,24 @@ export class AttemptScope implements IdempotencyScope {
   readonly outbox: OutboxEvent[] = [];
   evidence: Evidence;
   effectStarted: boolean;
+  readonly key: string;
+  readonly scope: string;
+  readonly recovering: boolean;
   private record: JournalRecord;
+  private readonly journal: Journal;
+  private readonly leaseMs: () => number;
+  private readonly clock: () => number;
 
-  constructor(
-    private readonly journal: Journal,
-    record: JournalRecord,
-    readonly key: string,
-    readonly scope: string,
-    readonly recovering: boolean,
-    private readonly leaseMs: () => number,
-    private readonly clock: () => number,
-    private readonly onJournalCall: () => void,
-  ) {
-    this.record = record;
-    this.evidence = { ...record.evidence };
-    this.effectStarted = record.effectStarted;
+  constructor(init: AttemptScopeInit) {
+    this.journal = init.journal;
+    this.record = init.record;
+    this.key = init.key;
+    this.scope = init.scope;
+    this.recovering = init.recovering;
+    this.leaseMs = init.leaseMs;
+    this.clock = init.clock;
+    this.evidence = { ...init.record.evidence };
+    this.effectStarted = init.record.effectStarted;
   }
 
   get attempt(): number {
@@ -78,13 +94,11 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   async beginEffect(name = 'effect'): Promise<void> {
-    this.onJournalCall();
     await this.journal.beginEffect(this.pk, this.leaseToken, name);
     this.effectStarted = true;
   }
 
   async recordEvidence(refs: Evidence): Promise<void> {
-    this.onJournalCall();
     await this.journal.recordEvidence(this.pk, this.leaseToken, refs);
     this.evidence = { ...this.evidence, ...refs };
   }
@@ -100,7 +114,7 @@ export class AttemptScope implements IdempotencyScope {
 
   publish(event: { type: string; detail: unknown }): string {
     if (!event || typeof event.type !== 'string' || event.type.length === 0) {
-      throw new TypeError('publish() needs an event with a non-empty string type');
+      throw new InvalidOptionsError('publish() needs an event with a non-empty string type');
     }
     this.ensureRoom(1);
     const eventId = this.stableId('event', String(this.outbox.length));
@@ -109,13 +123,12 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   claimUnique(name: string, value: string): void {
-    if (!name || typeof value !== 'string' || !value) throw new TypeError('claimUnique() needs a name and a non-empty string value');
+    if (!name || typeof value !== 'string' || !value) throw new InvalidOptionsError('claimUnique() needs a name and a non-empty string value');
     this.ensureRoom(1);
     this.uniqueClaims.push({ name, value });
   }
 
   async heartbeat(): Promise<void> {
-    this.onJournalCall();
     const leaseUntilEpochMs = await this.journal.heartbeat(this.pk, this.leaseToken, this.leaseMs());
     this.record = { ...this.record, leaseUntilEpochMs };
   }
@@ -139,4 +152,31 @@ export class AttemptScope implements IdempotencyScope {
       throw new IdempotencyError('too-many-writes', `A completion commits at most ${MAX_TRANSACTION_ITEMS} items, including its own record`);
     }
   }
+}
+
+/** Scopes by the Lambda context of the attempt holding them: a handler reaches its scope through its context. */
+const scopes = new WeakMap<object, IdempotencyScope>();
+
+/** Binds a scope to the Lambda context of the attempt that holds its lease. */
+export function bindScope(context: object, scope: IdempotencyScope): void {
+  scopes.set(context, scope);
+}
+
+/** Unbinds the scope once the attempt is over. */
+export function unbindScope(context: object): void {
+  scopes.delete(context);
+}
+
+/**
+ * The idempotency scope of the guarded attempt running with this Lambda context.
+ *
+ * @throws IdempotencyError (`no-scope`) outside a guarded handler
+ * @example
+ * const scope = idempotencyOf(context);
+ * await scope.beginEffect('charge');
+ */
+export function idempotencyOf(context: object): IdempotencyScope {
+  const scope = context ? scopes.get(context) : undefined;
+  if (!scope) throw new IdempotencyError('no-scope', 'idempotencyOf(context) is only available inside a guarded handler');
+  return scope;
 }

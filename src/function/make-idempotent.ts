@@ -1,8 +1,6 @@
-import { bindScope, checkFunction, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope } from '../engine/index.js';
-import type { GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
-import { keyProblem } from '../http/key-header.js';
-import { requestPk } from '../journal/index.js';
+import { InvalidOptionsError, readFunction, readString, required } from '../core/index.js';
+import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type GuardOptions, type LambdaContextLike } from '../engine/index.js';
+import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
 /** Options of {@link makeIdempotent}. */
@@ -21,12 +19,17 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
    * @default '-'
    */
   readonly tenant?: (input: TInput) => string;
+  /**
+   * The idempotency library being replaced. Its key derivation reads the input, as Powertools'
+   * `makeIdempotent` reads its first argument (or a handler's event); for a function it wrapped with
+   * `dataIndexArgument`, make that argument a field of the input and select it in the expressions.
+   * @default undefined (no migration)
+   */
+  readonly migrateFrom?: MigrateFromOptions;
 }
 
-/** A Lambda context, or any object standing for one outside Lambda. */
-type ContextLike = { awsRequestId?: string; getRemainingTimeInMillis?: () => number };
-
-const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 'tenant'];
+const FACTORY = 'makeIdempotent';
+const OPTION_NAMES = ['operation', 'key', 'fingerprint', 'tenant', 'migrateFrom'];
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored
@@ -38,59 +41,32 @@ const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'key', 'fingerprint', 
  * const reserve = makeIdempotent(reserveStock, { journal, operation: 'reserveStock', key: (order) => order.id });
  */
 export function makeIdempotent<TInput, TResult>(
-  fn: (input: TInput, context: ContextLike) => Promise<TResult>,
+  fn: (input: TInput, context: LambdaContextLike) => Promise<TResult>,
   options: MakeIdempotentOptions<TInput>,
-): (input: TInput, context?: ContextLike) => Promise<TResult> {
-  if (typeof fn !== 'function') throw new InvalidOptionsError('makeIdempotent: the first argument must be a function');
-  rejectUnknownOptions('makeIdempotent', options, OPTION_NAMES);
-  const settings = resolveGuardOptions('makeIdempotent', options);
-  if (typeof options.operation !== 'string' || options.operation.length === 0) throw new InvalidOptionsError("makeIdempotent: 'operation' must be a non-empty string");
-  if (typeof options.key !== 'function') throw new InvalidOptionsError("makeIdempotent: 'key' must be a function");
-  checkFunction('makeIdempotent', 'fingerprint', options.fingerprint);
-  checkFunction('makeIdempotent', 'tenant', options.tenant);
-  const engine = new IdempotencyEngine(settings);
-  const telemetry = new Telemetry(MetricDimension.operation, options);
+): (input: TInput, context?: LambdaContextLike) => Promise<TResult> {
+  if (typeof fn !== 'function') throw new InvalidOptionsError(`${FACTORY}: the first argument must be a function`);
+  const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
+  const operation = required(FACTORY, 'operation', readString(FACTORY, 'operation', options.operation, undefined));
+  const keyOf = required(FACTORY, 'key', readFunction(FACTORY, 'key', options.key, undefined));
+  const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
+  const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => '-');
+  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
+  const engine = new IdempotencyEngine({ ...settings, legacyLookup }, new Telemetry(MetricDimension.operation, options));
 
-  return async function idempotent(input: TInput, context: ContextLike = {}): Promise<TResult> {
-    const startedAtEpochMs = settings.clock();
-    const trace = newTrace();
-    const tenant = options.tenant ? options.tenant(input) : '-';
-    const identity = { requestId: context.awsRequestId, tenant, operation: options.operation, key: undefined as string | undefined, requestHash: undefined as string | undefined };
-    try {
-      const key = options.key(input);
-      if (key === undefined || key === null || key === '') {
-        trace.status = 'missing_key';
-        throw new KeyMissingError(`makeIdempotent(${options.operation}): the input has no idempotency key`);
-      }
-      const problem = typeof key === 'string' ? keyProblem(key) : 'must be a string';
-      if (problem) {
-        trace.status = 'invalid_key';
-        throw new KeyInvalidError(`The idempotency key ${problem}`);
-      }
-      identity.key = key;
-      const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(input) : input);
-      identity.requestHash = fingerprint;
-      const remainingTimeMs = typeof context.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis!() : undefined;
-      const admission = await engine.admit({ pk: requestPk(tenant, options.operation, key), key, scope: `${tenant}#${options.operation}`, fingerprint, remainingTimeMs }, trace);
-      if (admission.kind === 'replay') return admission.response as TResult;
-      const scope = admission.scope;
-      // A context of its own: a guarded function called from a guarded handler must not replace the handler's scope.
-      const scoped = Object.create(context) as ContextLike;
-      bindScope(scoped, scope);
-      let result: TResult;
-      try {
-        result = await fn(input, scoped);
-      } catch (error) {
-        if (error instanceof LeaseLostError) return (await engine.afterLeaseLost(scope, error, trace)).response as TResult;
-        await engine.abandon(scope, trace);
-        throw error;
-      } finally {
-        unbindScope(scoped);
-      }
-      const settlement = await engine.settle(scope, { store: true, response: result }, trace);
-      return settlement.response as TResult;
-    } finally {
-      telemetry.emit(identity, trace, startedAtEpochMs, settings.clock());
-    }
+  return async function idempotent(input: TInput, context: LambdaContextLike = {}): Promise<TResult> {
+    const result = await engine.run(
+      {
+        kind: 'request',
+        tenant: tenantOf(input),
+        operation,
+        key: () => keyOf(input),
+        keyLabel: 'The idempotency key of the input',
+        fingerprint: () => fingerprintOf(fingerprintInput(input)),
+        legacyEvent: input,
+      },
+      context,
+      { invoke: (scoped) => fn(input, scoped), outcomeOf: (response) => ({ store: true, response }) },
+    );
+    return result.response as TResult;
   };
 }

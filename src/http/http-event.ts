@@ -1,4 +1,4 @@
-import { RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError } from '../core/index.js';
 
 /**
  * Which API Gateway / ALB payload an event is. Function URLs use the v2 shape; an ALB target

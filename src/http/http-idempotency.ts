@@ -1,14 +1,12 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import { bindScope, fingerprintOf, GUARD_OPTION_NAMES, IdempotencyEngine, newTrace, rejectUnknownOptions, resolveGuardOptions, unbindScope, checkFunction } from '../engine/index.js';
-import type { AttemptScope, AttemptTrace, GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError, JournalUnavailableError, KeyInvalidError, KeyMissingError, LeaseLostError } from '../errors/index.js';
-import { requestPk } from '../journal/index.js';
-import { MetricDimension, Telemetry, type AttemptIdentity } from '../telemetry/index.js';
-import { answerFor, type AnswerSettings, type StatusCodes } from './error-answers.js';
+import { InvalidOptionsError, JournalUnavailableError, readFunction, readString } from '../core/index.js';
+import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type Attempt, type GuardOptions } from '../engine/index.js';
+import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
+import { MetricDimension, Telemetry } from '../telemetry/index.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
 import { ALWAYS_REPLAYED_HEADERS, isStorableStatus, normalizeResponse, replayResponse, storedForm, type HttpResponse } from './http-response.js';
 import { readKeyHeader } from './key-header.js';
-import { DEFAULT_PROBLEM_TYPE_PREFIX } from './problem.js';
+import { DEFAULT_PROBLEM_TYPE_PREFIX, ProblemAnswers, type StatusCodes } from './problem.js';
 import { defaultRequestFingerprint } from './request-fingerprint.js';
 
 /** Options of {@link httpIdempotency}. */
@@ -50,17 +48,29 @@ export interface HttpIdempotencyOptions extends GuardOptions {
    * @default 'urn:idemkit:problem:'
    */
   readonly problemTypePrefix?: string;
+  /**
+   * The idempotency library being replaced: while its records live, a new key first reads the
+   * record it holds for the same raw event, and a completed or running request is answered, not re-run.
+   * @default undefined (no migration)
+   */
+  readonly migrateFrom?: MigrateFromOptions;
 }
 
-const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix'];
+/** Defaults of {@link HttpIdempotencyOptions} besides the shared guard defaults. */
+export const DEFAULT_HTTP_IDEMPOTENCY_OPTIONS = Object.freeze({
+  headerName: 'Idempotency-Key',
+  problemTypePrefix: DEFAULT_PROBLEM_TYPE_PREFIX,
+  replayHeaders: Object.freeze([] as string[]),
+});
+
+const FACTORY = 'httpIdempotency';
+const OPTION_NAMES = ['operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix', 'migrateFrom'];
+/** Where the running attempt waits between `before` and `after`/`onError` (Middy's per-request state). */
 const STATE = 'idemkit';
 
 interface AttemptState {
   readonly flavor: EventFlavor;
-  readonly scope: AttemptScope;
-  readonly trace: AttemptTrace;
-  readonly identity: AttemptIdentity;
-  readonly startedAtEpochMs: number;
+  readonly attempt: Attempt;
 }
 
 /**
@@ -74,118 +84,103 @@ interface AttemptState {
  * );
  */
 export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj {
-  rejectUnknownOptions('httpIdempotency', options, OPTION_NAMES);
-  const settings = resolveGuardOptions('httpIdempotency', options);
-  for (const name of ['tenant', 'fingerprint'] as const) checkFunction('httpIdempotency', name, options[name]);
-  if (options.operation !== undefined && typeof options.operation !== 'string' && typeof options.operation !== 'function') {
-    throw new InvalidOptionsError("httpIdempotency: 'operation' must be a string or a function");
-  }
+  const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
+  const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, undefined);
+  const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined);
+  if (options.operation !== undefined && typeof options.operation !== 'function') readString(FACTORY, 'operation', options.operation, undefined);
   if (options.replayHeaders !== undefined && !(Array.isArray(options.replayHeaders) && options.replayHeaders.every((h) => typeof h === 'string'))) {
-    throw new InvalidOptionsError("httpIdempotency: 'replayHeaders' must be an array of header names");
+    throw new InvalidOptionsError(`${FACTORY}: option 'replayHeaders' must be an array of header names`);
   }
-  const headerName = options.headerName ?? 'Idempotency-Key';
+  const headerName = readString(FACTORY, 'headerName', options.headerName, DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.headerName);
+  const typePrefix = readString(FACTORY, 'problemTypePrefix', options.problemTypePrefix, DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.problemTypePrefix);
   const replayHeaders = new Set([...ALWAYS_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((h) => h.toLowerCase())]);
-  // A response handed back by a `recover` hook is stored like a handler's: allow-listed headers only.
-  const engine = new IdempotencyEngine({ ...settings, storedFormOf: (response) => storedForm(normalizeResponse(response), replayHeaders) });
-  const telemetry = new Telemetry(MetricDimension.operation, options);
-  const answers: AnswerSettings = {
-    statusCodes: { missingKey: 400, invalidKey: 400, mismatch: 422, inProgress: 409, needsReview: 409, ...options.statusCodes },
-    typePrefix: options.problemTypePrefix ?? DEFAULT_PROBLEM_TYPE_PREFIX,
-    retryAfterSeconds: settings.retryAfterSeconds,
-  };
+  const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
+  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers only.
+  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
+  const engine = new IdempotencyEngine({ ...settings, storedFormOf, legacyLookup }, new Telemetry(MetricDimension.operation, options));
+  const answers = new ProblemAnswers(options.statusCodes, typePrefix, settings.retryAfterSeconds);
 
-  function finish(identity: AttemptIdentity, trace: AttemptTrace, startedAtEpochMs: number, response: HttpResponse): HttpResponse {
+  /** The guard's answer for an error it owns; any other error is thrown on. */
+  function answer(error: unknown, flavor: EventFlavor): HttpResponse {
+    const problem = answers.answerFor(error, flavor);
+    if (!problem) throw error;
+    return problem;
+  }
+
+  function finish(attempt: Attempt, response: HttpResponse): HttpResponse {
     const location = response.headers?.location ?? response.headers?.Location;
-    telemetry.emit({ ...identity, responseCode: response.statusCode, resourceId: location === undefined ? undefined : String(location) }, trace, startedAtEpochMs, settings.clock());
+    attempt.finish({ responseCode: response.statusCode, resourceId: location === undefined ? undefined : String(location) });
     return response;
   }
 
-  function answerOrThrow(error: unknown, flavor: EventFlavor): HttpResponse {
-    const answer = answerFor(error, flavor, answers);
-    if (!answer) throw error;
-    return answer;
-  }
-
   const idempotencyBefore = async (request: Request): Promise<HttpResponse | undefined> => {
-    const startedAtEpochMs = settings.clock();
-    const trace = newTrace();
-    let view: HttpRequestView;
+    let view: HttpRequestView | undefined;
+    let unreadable: unknown;
     try {
       view = viewHttpEvent(request.event);
     } catch (error) {
-      return finish({ requestId: request.context?.awsRequestId, operation: 'unknown' }, trace, startedAtEpochMs, answerOrThrow(error, 'v2'));
+      unreadable = error;
     }
-    const operation = typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
-    const tenant = options.tenant ? options.tenant(request.event) : defaultTenant(view);
-    const identity: AttemptIdentity = { requestId: request.context?.awsRequestId, tenant, operation };
-    const reading = readKeyHeader(view.headers, headerName, view.multiValueHeaders);
-    if (reading.kind === 'missing') {
-      const required = options.required ?? (view.method === 'POST' || view.method === 'PATCH');
-      if (!required) return undefined;
-      trace.status = 'missing_key';
-      return finish(identity, trace, startedAtEpochMs, answerOrThrow(new KeyMissingError(`The ${headerName} header is required for ${operation}`), view.flavor));
-    }
-    if (reading.kind === 'invalid') {
-      trace.status = 'invalid_key';
-      return finish(identity, trace, startedAtEpochMs, answerOrThrow(new KeyInvalidError(reading.reason), view.flavor));
-    }
-    let keyed: AttemptIdentity = { ...identity, key: reading.key };
-    try {
-      const fingerprint = fingerprintOf(options.fingerprint ? options.fingerprint(request.event) : defaultRequestFingerprint(view));
-      const full: AttemptIdentity = (keyed = { ...keyed, requestHash: fingerprint });
-      const remainingTimeMs = typeof request.context?.getRemainingTimeInMillis === 'function' ? () => request.context.getRemainingTimeInMillis() : undefined;
-      const admission = await engine.admit(
-        { pk: requestPk(tenant, operation, reading.key), key: reading.key, scope: `${tenant}#${operation}`, fingerprint, remainingTimeMs },
-        trace,
-      );
-      if (admission.kind === 'replay') return finish(full, trace, startedAtEpochMs, replayResponse(admission.response as HttpResponse));
-      bindScope(request.context, admission.scope);
-      (request.internal as Record<string, unknown>)[STATE] = { flavor: view.flavor, scope: admission.scope, trace, identity: full, startedAtEpochMs } satisfies AttemptState;
-      return undefined;
-    } catch (error) {
-      return finish(keyed, trace, startedAtEpochMs, answerOrThrow(error, view.flavor));
-    }
+    const operation = !view ? 'unknown' : typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
+    const reading = view ? readKeyHeader(view.headers, headerName, view.multiValueHeaders) : undefined;
+    if (view && reading?.kind === 'missing' && !(options.required ?? (view.method === 'POST' || view.method === 'PATCH'))) return undefined;
+    const attempt = await engine.begin(
+      {
+        kind: 'request',
+        tenant: view ? (tenantOf ? tenantOf(request.event) : defaultTenant(view)) : undefined,
+        operation,
+        key: () => {
+          if (unreadable) throw unreadable;
+          return reading?.kind === 'present' ? reading.key : undefined;
+        },
+        keyLabel: `The ${headerName} header`,
+        keyProblem: reading?.kind === 'invalid' ? reading.reason : undefined,
+        fingerprint: () => fingerprintOf(fingerprintInput ? fingerprintInput(request.event) : defaultRequestFingerprint(view as HttpRequestView)),
+        legacyEvent: request.event,
+      },
+      request.context,
+    );
+    const flavor = view?.flavor ?? 'v2';
+    const admission = attempt.admission;
+    if (admission.kind === 'refused') return finish(attempt, answer(admission.error, flavor));
+    if (admission.kind === 'replay') return finish(attempt, replayResponse(admission.response as HttpResponse));
+    (request.internal as Record<string, unknown>)[STATE] = { flavor, attempt } satisfies AttemptState;
+    return undefined;
   };
 
   const idempotencyAfter = async (request: Request): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
-    const { flavor, scope, trace, identity, startedAtEpochMs } = state;
+    const { flavor, attempt } = state;
     const response = normalizeResponse(request.response);
     const store = isStorableStatus(response.statusCode);
     try {
-      const settlement = await engine.settle(scope, { store, response: store ? storedForm(response, replayHeaders) : undefined }, trace);
-      trace.downstreamReference = firstEvidence(scope);
-      request.response = settlement.kind === 'superseded' ? replayResponse(settlement.response as HttpResponse) : response;
+      const result = await attempt.complete({ store, response: store ? storedForm(response, replayHeaders) : undefined });
+      request.response = result.kind === 'superseded' ? replayResponse(result.response as HttpResponse) : response;
     } catch (error) {
-      request.response = answerOrThrow(error, flavor);
+      request.response = answer(error, flavor);
     }
-    finish(identity, trace, startedAtEpochMs, request.response as HttpResponse);
+    finish(attempt, request.response as HttpResponse);
   };
 
   const idempotencyOnError = async (request: Request): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
-    const { flavor, scope, trace, identity, startedAtEpochMs } = state;
-    if (request.error instanceof LeaseLostError && request.response === undefined) {
-      // The handler's own write was refused: another attempt owns the record, so its outcome answers.
-      try {
-        request.response = replayResponse((await engine.afterLeaseLost(scope, request.error, trace)).response as HttpResponse);
-      } catch (error) {
-        request.response = answerOrThrow(error, flavor);
+    const { flavor, attempt } = state;
+    try {
+      if (request.response !== undefined) {
+        // Another middleware already turned the error into a response: it stays as it is.
+        await attempt.abandon();
+      } else {
+        // A lost lease answers with the outcome of the attempt that took over.
+        request.response = replayResponse((await attempt.fail(request.error)).response as HttpResponse);
       }
-    } else {
-      await engine.abandon(scope, trace);
+    } catch (error) {
       // The journal failing under this attempt's own calls (beginEffect, heartbeat) is a 503, not a crash. Other guard
       // errors from inside the handler (a nested guard's mismatch, say) are not this request's answer.
-      if (request.response === undefined && request.error instanceof JournalUnavailableError) {
-        request.response = answerFor(request.error, flavor, answers);
-      }
+      if (error !== request.error || error instanceof JournalUnavailableError) request.response = answers.answerFor(error, flavor);
     }
-    trace.downstreamReference = firstEvidence(scope);
-    // Another middleware may already have turned the error into a response: it stays as it is.
-    const responseCode = (request.response as HttpResponse | undefined)?.statusCode ?? 500;
-    telemetry.emit({ ...identity, responseCode }, trace, startedAtEpochMs, settings.clock());
+    attempt.finish({ responseCode: (request.response as HttpResponse | undefined)?.statusCode ?? 500 });
   };
 
   return { before: idempotencyBefore, after: idempotencyAfter, onError: idempotencyOnError };
@@ -196,11 +191,5 @@ function takeState(request: Request): AttemptState | undefined {
   const state = internal[STATE] as AttemptState | undefined;
   if (!state) return undefined;
   delete internal[STATE];
-  unbindScope(request.context);
   return state;
-}
-
-function firstEvidence(scope: AttemptScope): string | undefined {
-  const first = Object.values(scope.evidence)[0];
-  return first === undefined ? undefined : String(first);
 }

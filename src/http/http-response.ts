@@ -33,15 +33,22 @@ export function isStorableStatus(statusCode: number): boolean {
 
 /** The part of a response that is stored: status, body and allow-listed headers. */
 export function storedForm(response: HttpResponse, replayHeaders: ReadonlySet<string>): HttpResponse {
-  const keep = (name: string) => replayHeaders.has(name.toLowerCase()) && !NEVER_REPLAYED_HEADERS.has(name.toLowerCase());
   const stored: HttpResponse = { statusCode: response.statusCode, body: response.body ?? '' };
   if (response.statusDescription !== undefined) stored.statusDescription = response.statusDescription;
   if (response.isBase64Encoded) stored.isBase64Encoded = true;
-  if (response.headers) stored.headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => keep(name)));
-  if (response.multiValueHeaders) {
-    stored.multiValueHeaders = Object.fromEntries(Object.entries(response.multiValueHeaders).filter(([name]) => keep(name)));
-  }
+  if (response.headers) stored.headers = kept(response.headers, replayHeaders);
+  if (response.multiValueHeaders) stored.multiValueHeaders = kept(response.multiValueHeaders, replayHeaders);
   return stored;
+}
+
+/** The allow-listed headers of `headers` (a plain loop: this runs on every stored response). */
+function kept<T>(headers: Record<string, T>, replayHeaders: ReadonlySet<string>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (replayHeaders.has(lower) && !NEVER_REPLAYED_HEADERS.has(lower)) out[name] = headers[name];
+  }
+  return out;
 }
 
 /** The answer to a replay: the stored response plus `Idempotent-Replayed: true`. */

@@ -1,6 +1,6 @@
 export { httpIdempotency, type HttpIdempotencyOptions } from './http-idempotency.js';
-export type { StatusCodes } from './error-answers.js';
+export type { StatusCodes } from './problem.js';
 export type { HttpResponse } from './http-response.js';
 export { REPLAYED_HEADER } from './http-response.js';
 export { DEFAULT_PROBLEM_TYPE_PREFIX } from './problem.js';
-export { readKeyHeader, MAX_KEY_LENGTH } from './key-header.js';
+export { readKeyHeader } from './key-header.js';

@@ -1,5 +1,4 @@
-/** Longest accepted idempotency key, in characters. */
-export const MAX_KEY_LENGTH = 255;
+import { keyProblem } from '../core/index.js';
 
 /** Result of reading the idempotency key from request headers. */
 export type KeyReading = { readonly kind: 'missing' } | { readonly kind: 'invalid'; readonly reason: string } | { readonly kind: 'present'; readonly key: string };
@@ -30,17 +29,6 @@ export function readKeyHeader(
   if (key === undefined) return { kind: 'invalid', reason: `${headerName} is not a valid RFC 8941 string` };
   const problem = keyProblem(key);
   return problem ? { kind: 'invalid', reason: `${headerName} ${problem}` } : { kind: 'present', key };
-}
-
-/** Why a key is invalid, or undefined when it is valid. */
-export function keyProblem(key: string): string | undefined {
-  if (key.length === 0) return 'is empty';
-  if (key.length > MAX_KEY_LENGTH) return `is longer than ${MAX_KEY_LENGTH} characters`;
-  for (let i = 0; i < key.length; i++) {
-    const code = key.charCodeAt(i);
-    if (code < 0x21 || code > 0x7e) return 'may contain only visible ASCII characters (0x21-0x7E)';
-  }
-  return undefined;
 }
 
 /** Parses an RFC 8941 sf-string: `"` ... `"` with `\"` and `\\` escapes only. */

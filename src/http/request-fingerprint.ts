@@ -1,5 +1,5 @@
-import { sha256Hex } from '../engine/fingerprint.js';
-import { RequestInvalidError } from '../errors/index.js';
+import { sha256Hex } from '../core/index.js';
+import { RequestInvalidError } from '../core/index.js';
 import type { HttpRequestView } from './http-event.js';
 import { inspectJson } from './json-shape.js';
 

@@ -17,6 +17,12 @@ export const JournalCondition = Object.freeze({
    * (mirrors `isClaimable`). Reservation; the staged-only commit claims on the same condition.
    */
   claimable: 'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
+  /**
+   * The staged-only commit over a record found: claimable, or in progress under an ended lease
+   * whose holder began no effect (that holder's later writes are fenced out by the new token).
+   */
+  stagedCommitClaimable:
+    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
   /** Takeover: the token read still holds the record, it is not completed, and its lease ended or it is `UNKNOWN`. */
   takeOver: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
   /** Marking an abandoned record `UNKNOWN`: the token read still holds it, in progress, with its lease ended. */

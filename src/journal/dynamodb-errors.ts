@@ -1,6 +1,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { JournalUnavailableError, LeaseLostError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { JournalUnavailableError, LeaseLostError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import type { UniqueClaim } from './journal.js';
+import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { recordFromItem, type JournalItem } from './record-item.js';
 
 type AwsError = { name?: string; Item?: Record<string, unknown>; CancellationReasons?: Array<{ Code?: string; Item?: Record<string, unknown> }> };
@@ -13,7 +14,7 @@ export function isConditionFailure(error: unknown): boolean {
 /** The item returned with `ReturnValuesOnConditionCheckFailure: ALL_OLD` (the SDK leaves it marshalled). */
 export function oldItemOf(error: unknown): JournalItem | undefined {
   const item = (error as AwsError).Item;
-  return item ? (unmarshall(item as never) as JournalItem) : undefined;
+  return item ? fromAttributeMap(item as AttributeMap) : undefined;
 }
 
 /** Wraps an unexpected SDK failure: the journal could not answer. */

@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { sha256Hex } from '../engine/fingerprint.js';
-import { LeaseLostError, NotResolvableError } from '../errors/index.js';
+import { InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
 import { leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import { commitStagedOnDynamoDB, putIfAbsent } from './dynamodb-staged-commit.js';
 import { ItemCalls } from './item-calls.js';
 import { ResponseChunks } from './response-chunks.js';
 import { recordFromItem, type JournalItem } from './record-item.js';
@@ -42,16 +42,25 @@ export class DynamoDBJournal implements Journal {
   private readonly calls: ItemCalls;
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
+  private readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  private traced = false;
 
   constructor(options: DynamoDBJournalOptions) {
     if (!options || typeof options.tableName !== 'string' || options.tableName.length < 3) {
-      throw new TypeError('DynamoDBJournal needs a tableName of at least 3 characters');
+      throw new InvalidOptionsError('DynamoDBJournal needs a tableName of at least 3 characters');
     }
     this.tableName = options.tableName;
     this.clock = options.clock ?? Date.now;
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.calls = new ItemCalls(options.client ?? new DynamoDBClient({}), this.tableName);
+    this.client = options.client ?? new DynamoDBClient({});
+    this.calls = new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
+  }
+
+  traceWith(tracer: { captureAWSv3Client<T>(client: T): T }): void {
+    if (this.traced) return;
+    this.traced = true;
+    tracer.captureAWSv3Client(this.client);
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
@@ -255,10 +264,12 @@ export class DynamoDBJournal implements Journal {
     }
   }
 
+  async commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
+    return commitStagedOnDynamoDB({ tableName: this.tableName, calls: this.calls, chunks: this.chunks }, commit, this.clock());
+  }
+
   private putIfAbsent(item: Record<string, unknown>): TransactItem {
-    const put = { TableName: this.tableName, Item: item, ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
-    // The item already there comes back with the cancellation, so a conflict can say who holds it.
-    return { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] };
+    return putIfAbsent(this.tableName, item);
   }
 
   private async fenced(

@@ -1,3 +1,4 @@
+import { InvalidOptionsError } from '../core/index.js';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
@@ -14,7 +15,7 @@ import {
   type ReturnValuesOnConditionCheckFailure,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { fromAttributeMap, toAttributeMap } from './attribute-values.js';
 import type { TransactItem } from './journal.js';
 
 /** A plain JavaScript item or key. */
@@ -30,14 +31,14 @@ export interface Expressions {
 type Sender = Pick<DynamoDBClient, 'send'>;
 type AttributeMap = Record<string, AttributeValue>;
 
-const toMap = (value: PlainItem): AttributeMap => marshall(value, { removeUndefinedValues: true });
+const toMap = toAttributeMap;
 const toValues = (values: Record<string, unknown> | undefined) => (values ? toMap(values) : undefined);
-const fromMap = (map: AttributeMap | undefined): PlainItem | undefined => (map ? (unmarshall(map) as PlainItem) : undefined);
+const fromMap = (map: AttributeMap | undefined): PlainItem | undefined => (map ? fromAttributeMap(map) : undefined);
 
 /**
- * The journal's DynamoDB calls with plain JavaScript items, marshalled here with
- * `@aws-sdk/util-dynamodb` instead of through the DocumentClient, whose per-call middleware the
- * hot path does not need. Errors are the SDK's own (condition failures keep the marshalled
+ * The journal's DynamoDB calls with plain JavaScript items, marshalled here (as
+ * `@aws-sdk/util-dynamodb` does, see `toAttributeMap`) instead of through the DocumentClient,
+ * whose per-call middleware the hot path does not need. Errors are the SDK's own (condition failures keep the marshalled
  * `Item` the SDK returns).
  */
 export class ItemCalls {
@@ -84,7 +85,7 @@ export class ItemCalls {
     for (let attempt = 0; pending && (pending[this.tableName]?.Keys?.length ?? 0) > 0; attempt++) {
       if (attempt > 0) await backOff(attempt);
       const out: BatchGetItemCommandOutput = await this.client.send(new BatchGetItemCommand({ RequestItems: pending }));
-      for (const item of out.Responses?.[this.tableName] ?? []) found.push(unmarshall(item) as PlainItem);
+      for (const item of out.Responses?.[this.tableName] ?? []) found.push(fromAttributeMap(item));
       pending = out.UnprocessedKeys;
     }
     return found;
@@ -128,5 +129,5 @@ function toTransactWriteItem(entry: TransactItem): TransactWriteItem {
   if (entry.Update) return { Update: { ...entry.Update, Key: toMap(entry.Update.Key), ExpressionAttributeValues: values(entry.Update) } };
   if (entry.Delete) return { Delete: { ...entry.Delete, Key: toMap(entry.Delete.Key), ExpressionAttributeValues: values(entry.Delete) } };
   if (entry.ConditionCheck) return { ConditionCheck: { ...entry.ConditionCheck, Key: toMap(entry.ConditionCheck.Key), ExpressionAttributeValues: values(entry.ConditionCheck) } };
-  throw new TypeError('A staged item must be one of Put, Update, Delete or ConditionCheck');
+  throw new InvalidOptionsError('A staged item must be one of Put, Update, Delete or ConditionCheck');
 }

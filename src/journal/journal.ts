@@ -1,7 +1,6 @@
-import type { RecordStatus } from './schema.js';
+import type { Evidence, JournalRecord } from '../core/index.js';
 
-/** Downstream references recorded by an attempt (charge ids, ticket numbers...). */
-export type Evidence = Record<string, string | number>;
+export type { Evidence, JournalRecord } from '../core/index.js';
 
 /**
  * One DocumentClient `TransactWriteItems` entry staged by a handler, committed together
@@ -35,25 +34,6 @@ export interface CompletionWrites {
   readonly outbox: readonly OutboxEvent[];
 }
 
-/** A journal record as the engine sees it (decoded; times carry their unit). */
-export interface JournalRecord {
-  readonly pk: string;
-  readonly status: RecordStatus;
-  readonly fingerprint: string;
-  readonly leaseToken: string;
-  readonly leaseUntilEpochMs: number;
-  readonly attempt: number;
-  readonly createdAtEpochMs: number;
-  readonly updatedAtEpochMs: number;
-  /** Absent while an effect may have happened without a recorded outcome. */
-  readonly expiresAtEpochSeconds?: number;
-  /** Present once completed; `{ value: undefined }` is a valid, empty outcome. */
-  readonly response?: { readonly value: unknown };
-  readonly evidence: Evidence;
-  readonly effectStarted: boolean;
-  readonly effectName?: string;
-}
-
 /** Input of {@link Journal.reserve}. */
 export interface ReserveRequest {
   readonly pk: string;
@@ -66,6 +46,45 @@ export interface ReserveRequest {
 export type ReserveResult =
   | { readonly reserved: true; readonly record: JournalRecord; readonly replacedExpired: boolean }
   | { readonly reserved: false; readonly record: JournalRecord };
+
+/**
+ * Input of `Journal.commitStaged`: everything a handler run under `effects: 'staged-only'`
+ * produced, committed with its `COMPLETED` record in one transaction.
+ */
+export interface StagedCommit {
+  readonly pk: string;
+  readonly fingerprint: string;
+  /**
+   * Fresh for every attempt: stored as the record's `leaseToken`, it names the attempt's chunk
+   * items and makes an SDK resend of its transaction a no-op instead of a conflict.
+   */
+  readonly commitToken: string;
+  /** When the attempt began; stable ids (`deriveKey`, outbox event ids) were derived from it. */
+  readonly createdAtEpochMs: number;
+  /** The stored form of the outcome. */
+  readonly response: unknown;
+  readonly ttlSeconds: number;
+  readonly writes: CompletionWrites;
+  /**
+   * What may already be there: `absent` commits only a new key (the cheapest condition, and a
+   * found record comes back); `claimable` also commits over a record past its `expiresAt` or
+   * left by a leased attempt that vanished before any effect.
+   */
+  readonly over: 'absent' | 'claimable';
+}
+
+/**
+ * What became of a staged commit:
+ * - `committed`: the writes and the record landed together;
+ * - `refused`: the record's condition failed, nothing of this attempt landed, and the record
+ *   found decides (a completed record with this fingerprint comes with its response);
+ * - `raced`: a concurrent transaction on one of the items cancelled it (`TransactionConflict`);
+ *   nothing landed, and the record may be changing under it.
+ */
+export type StagedCommitResult =
+  | { readonly kind: 'committed' }
+  | { readonly kind: 'refused'; readonly record: JournalRecord }
+  | { readonly kind: 'raced' };
 
 /** How an operator resolves a record no machine could decide. */
 export type Resolution = { readonly outcome: 'completed'; readonly response: unknown; readonly ttlSeconds: number } | { readonly outcome: 'released' };
@@ -98,4 +117,18 @@ export interface Journal {
   get(pk: string): Promise<JournalRecord | undefined>;
   /** Operator action on an `UNKNOWN` record or an expired lease. */
   resolve(pk: string, resolution: Resolution): Promise<void>;
+  /**
+   * One transaction: the handler's writes with a `COMPLETED` record, on condition that the
+   * record is absent (or claimable, per `commit.over`) (`effects: 'staged-only'`).
+   *
+   * @throws ResponseTooLargeError before anything is sent when the response does not fit in the
+   *   transaction; UniqueConflictError, WriteConflictError when a claim or a staged write's own
+   *   condition failed (nothing committed); JournalUnavailableError
+   */
+  commitStaged(commit: StagedCommit): Promise<StagedCommitResult>;
+  /**
+   * Has a tracer (a Powertools `Tracer`) capture the journal's AWS SDK client, once, so its
+   * calls appear as subsegments. Journals without an SDK client leave it out.
+   */
+  traceWith?(tracer: { captureAWSv3Client<T>(client: T): T }): void;
 }

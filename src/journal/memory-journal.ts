@@ -1,8 +1,10 @@
-import { LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../errors/index.js';
+import { InvalidOptionsError, LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import { decodeInline, responseJson } from './response-codec.js';
 import { expiryFromNow, isClaimable, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, TransactItem } from './journal.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import { recordFromItem } from './record-item.js';
 import { RecordStatus } from './schema.js';
+import { isClaimableByCommit, stagedCommitItems } from './staged-commit.js';
 
 /** Options of {@link MemoryJournal}. */
 export interface MemoryJournalOptions {
@@ -141,6 +143,18 @@ export class MemoryJournal implements Journal {
     });
   }
 
+  async commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
+    const now = this.clock();
+    // Built and size-checked first, as DynamoDB would refuse it: a response that does not fit commits nothing.
+    const { record } = stagedCommitItems(commit, now);
+    const stored = storedCopy(commit.response);
+    const existing = this.records.get(commit.pk);
+    if (existing && !(commit.over === 'claimable' && isClaimableByCommit(existing, now))) return { kind: 'refused', record: copy(existing) };
+    this.commitWrites(commit.pk, commit.writes, now);
+    this.records.set(commit.pk, { ...recordFromItem(record), response: stored });
+    return { kind: 'committed' };
+  }
+
   private fenced(pk: string, leaseToken: string, extra: (record: MutableRecord) => boolean = () => true): MutableRecord {
     const record = this.records.get(pk);
     if (!record || record.leaseToken !== leaseToken || !extra(record)) throw new LeaseLostError(record ? copy(record) : undefined);
@@ -175,7 +189,7 @@ export class MemoryJournal implements Journal {
       this.checkCondition(TableName, key, ConditionExpression, index);
       return () => this.table(TableName).delete(key);
     }
-    throw new TypeError('MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck');
+    throw new InvalidOptionsError('MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck');
   }
 
   private checkCondition(tableName: string, key: string, condition: string | undefined, index: number): void {
@@ -189,7 +203,7 @@ export class MemoryJournal implements Journal {
       if (!exists) throw new WriteConflictError(index);
       return;
     }
-    throw new TypeError(`MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`);
+    throw new InvalidOptionsError(`MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`);
   }
 
   private keyOf(tableName: string, item: Record<string, unknown>): string {

@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ResponseTooLargeError } from '../errors/index.js';
+import { ResponseTooLargeError } from '../core/index.js';
 
 /** Responses whose JSON is larger than this are gzip-compressed before storing. */
 export const COMPRESS_ABOVE_BYTES = 4 * 1024;

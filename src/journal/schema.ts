@@ -48,13 +48,7 @@ export const RecordKind = {
   chunk: 'chunk',
 } as const;
 
-/** Lifecycle states of an idempotency record. */
-export const RecordStatus = {
-  inProgress: 'IN_PROGRESS',
-  completed: 'COMPLETED',
-  unknown: 'UNKNOWN',
-} as const;
-export type RecordStatus = (typeof RecordStatus)[keyof typeof RecordStatus];
+export { RecordStatus } from '../core/index.js';
 
 /**
  * Percent-encodes `%` and `#` so a scope part can never contain the separator.

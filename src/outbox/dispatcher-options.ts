@@ -2,10 +2,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { checkFunction, checkNumber, rejectUnknownOptions } from '../engine/index.js';
-import { InvalidOptionsError } from '../errors/index.js';
+import { assertKnownOptions, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
 import type { LogSink } from '../telemetry/index.js';
-import { DispatchedMarker } from './dispatched-marker.js';
+import { DispatchedMarker } from '../journal/index.js';
 import { EventBridgePublisher } from './eventbridge-publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
 import type { OutboxPublisher } from './publisher.js';
@@ -91,21 +90,20 @@ export interface DispatcherSettings {
 
 /** Validates dispatcher options (unknown names throw, naming the option) and builds the publisher. */
 export function resolveDispatcherOptions(options: OutboxDispatcherOptions): DispatcherSettings {
-  rejectUnknownOptions(FACTORY, options, [...new Set([...QUEUE_OPTION_NAMES, ...BUS_OPTION_NAMES])]);
+  assertKnownOptions(FACTORY, options, [...new Set([...QUEUE_OPTION_NAMES, ...BUS_OPTION_NAMES])]);
   const hasQueue = options.queueUrl !== undefined;
   const hasBus = options.eventBusName !== undefined;
   if (hasQueue === hasBus) throw new InvalidOptionsError(`${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName'`);
-  rejectUnknownOptions(FACTORY, options, hasQueue ? QUEUE_OPTION_NAMES : BUS_OPTION_NAMES);
+  assertKnownOptions(FACTORY, options, hasQueue ? QUEUE_OPTION_NAMES : BUS_OPTION_NAMES);
   if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
     throw new InvalidOptionsError(`${FACTORY}: 'client' must be an AWS SDK v3 client`);
   }
   const logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
-  checkNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, 1);
-  const marker = new DispatchedMarker(options.journalClient, options.retentionSeconds);
+  const marker = new DispatchedMarker(options.journalClient, readNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, undefined, { min: 1 }));
   if (hasQueue) {
     const queue = options as QueueDispatchOptions;
-    checkString('queueUrl', queue.queueUrl);
-    checkFunction(FACTORY, 'messageGroupId', queue.messageGroupId);
+    readString(FACTORY, 'queueUrl', queue.queueUrl, undefined);
+    readFunction(FACTORY, 'messageGroupId', queue.messageGroupId, undefined);
     if (queue.messageGroupId !== undefined && !isFifoQueueUrl(queue.queueUrl)) {
       throw new InvalidOptionsError(`${FACTORY}: 'messageGroupId' applies only to a FIFO queue (URL ending in .fifo)`);
     }
@@ -113,12 +111,8 @@ export function resolveDispatcherOptions(options: OutboxDispatcherOptions): Disp
     return { publisher, marker, logger };
   }
   const bus = options as EventBusDispatchOptions;
-  checkString('eventBusName', bus.eventBusName);
-  if (bus.source !== undefined) checkString('source', bus.source);
+  readString(FACTORY, 'eventBusName', bus.eventBusName, undefined);
+  readString(FACTORY, 'source', bus.source, undefined);
   const publisher = new EventBridgePublisher(bus.client, bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
   return { publisher, marker, logger };
-}
-
-function checkString(name: string, value: unknown): void {
-  if (typeof value !== 'string' || value.length === 0) throw new InvalidOptionsError(`${FACTORY}: '${name}' must be a non-empty string`);
 }

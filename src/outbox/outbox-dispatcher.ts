@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError } from '../core/index.js';
 import { resolveDispatcherOptions, type OutboxDispatcherOptions } from './dispatcher-options.js';
 import { isOutboxInsert, outboxMessageOf, type OutboxMessage } from './outbox-message.js';
 import { batchesOf } from './publisher.js';

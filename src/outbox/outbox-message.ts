@@ -1,6 +1,6 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError } from '../core/index.js';
 import { PARTITION_KEY, RecordPrefix } from '../journal/index.js';
 
 /** Name of the String message attribute carrying the event id on every SQS message the dispatcher sends. */

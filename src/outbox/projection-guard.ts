@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { rejectUnknownOptions } from '../engine/index.js';
-import { InvalidOptionsError } from '../errors/index.js';
+import { assertKnownOptions, InvalidOptionsError } from '../core/index.js';
 
 /** Options of {@link ProjectionGuard}. */
 export interface ProjectionGuardOptions {
@@ -39,7 +38,7 @@ export class ProjectionGuard {
   private readonly versionAttribute: string;
 
   constructor(options: ProjectionGuardOptions) {
-    rejectUnknownOptions(FACTORY, options, OPTION_NAMES);
+    assertKnownOptions(FACTORY, options, OPTION_NAMES);
     if (typeof options.tableName !== 'string' || options.tableName.length === 0) throw new InvalidOptionsError(`${FACTORY}: 'tableName' must be a non-empty string`);
     if (options.versionAttribute !== undefined && (typeof options.versionAttribute !== 'string' || options.versionAttribute.length === 0)) {
       throw new InvalidOptionsError(`${FACTORY}: 'versionAttribute' must be a non-empty string`);
@@ -58,16 +57,16 @@ export class ProjectionGuard {
    * `version` is newer than the stored one. An attribute whose value is `undefined` is removed.
    *
    * @returns true when applied; false when the item already holds this version or a newer one
-   * @throws TypeError when the version is not a finite number or `changes` touches the key or version
+   * @throws InvalidOptionsError when the version is not a finite number or `changes` touches the key or version
    */
   async applyIfNewer(key: Record<string, unknown>, version: number, changes: Record<string, unknown>): Promise<boolean> {
-    if (typeof version !== 'number' || !Number.isFinite(version)) throw new TypeError('applyIfNewer() needs a finite numeric version');
+    if (typeof version !== 'number' || !Number.isFinite(version)) throw new InvalidOptionsError('applyIfNewer() needs a finite numeric version');
     const names: Record<string, string> = { '#version': this.versionAttribute };
     const values: Record<string, unknown> = { ':version': version };
     const sets = ['#version = :version'];
     const removes: string[] = [];
     Object.entries(changes).forEach(([name, value], i) => {
-      if (name === this.versionAttribute || name in key) throw new TypeError(`applyIfNewer() cannot change '${name}'`);
+      if (name === this.versionAttribute || name in key) throw new InvalidOptionsError(`applyIfNewer() cannot change '${name}'`);
       names[`#a${i}`] = name;
       if (value === undefined) {
         removes.push(`#a${i}`);

@@ -1,3 +1,4 @@
+import { InvalidOptionsError } from '../core/index.js';
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, type OutboxMessage } from './outbox-message.js';
 import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
@@ -56,7 +57,7 @@ export class SqsPublisher implements OutboxPublisher {
     };
     if (!this.fifo) return entry;
     const group = this.messageGroupId(message);
-    if (typeof group !== 'string' || group.length === 0) throw new TypeError(`messageGroupId returned no group for event ${message.eventId}`);
+    if (typeof group !== 'string' || group.length === 0) throw new InvalidOptionsError(`messageGroupId returned no group for event ${message.eventId}`);
     return { ...entry, MessageDeduplicationId: message.eventId, MessageGroupId: group };
   }
 }

@@ -1,4 +1,4 @@
 export { sqsConsumer } from './sqs-consumer.js';
 export type { SqsConsumerOptions } from './sqs-consumer-options.js';
-export type { SqsRecordHandler } from './record-attempt.js';
+export type { SqsRecordHandler } from './sqs-consumer.js';
 export { fromBodyField, fromMessageAttribute } from './message-id.js';

@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import { KeyMissingError, RequestInvalidError } from '../errors/index.js';
+import { InvalidOptionsError, KeyMissingError, RequestInvalidError } from '../core/index.js';
 
 /**
  * Reads the message id from a String message attribute, such as the `eventId` the outbox
@@ -9,7 +9,7 @@ import { KeyMissingError, RequestInvalidError } from '../errors/index.js';
  * @example sqsConsumer(reserveStock, { journal, consumer: 'stock', messageId: fromMessageAttribute('eventId') })
  */
 export function fromMessageAttribute(name: string): (record: SQSRecord) => string {
-  if (typeof name !== 'string' || name.length === 0) throw new TypeError('fromMessageAttribute() needs an attribute name');
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidOptionsError('fromMessageAttribute() needs an attribute name');
   return function messageIdFromAttribute(record: SQSRecord): string {
     const value = record.messageAttributes?.[name]?.stringValue;
     if (typeof value !== 'string' || value.length === 0) throw new KeyMissingError(`The message has no '${name}' message attribute`);
@@ -26,7 +26,7 @@ export function fromMessageAttribute(name: string): (record: SQSRecord) => strin
  * @example sqsConsumer(handle, { journal, consumer: 'orders', messageId: fromBodyField('eventId') })
  */
 export function fromBodyField(path: string): (record: SQSRecord) => string {
-  if (typeof path !== 'string' || path.length === 0) throw new TypeError('fromBodyField() needs a field path');
+  if (typeof path !== 'string' || path.length === 0) throw new InvalidOptionsError('fromBodyField() needs a field path');
   const steps = path.split('.');
   return function messageIdFromBody(record: SQSRecord): string {
     let value: unknown;

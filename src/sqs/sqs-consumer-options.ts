@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
-import { checkFunction, checkNumber, GUARD_OPTION_NAMES, rejectUnknownOptions, resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
-import { InvalidOptionsError } from '../errors/index.js';
+import { readFunction, readNumber, readString, required } from '../core/index.js';
+import { resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
 import type { LogSink } from '../telemetry/index.js';
 
 /** Options of `sqsConsumer`. */
@@ -45,32 +45,24 @@ export interface ConsumerSettings {
   readonly logger: LogSink;
 }
 
-const OPTION_NAMES = [...GUARD_OPTION_NAMES, 'consumer', 'messageId', 'fingerprint', 'concurrency'];
+const OPTION_NAMES = ['consumer', 'messageId', 'fingerprint', 'concurrency'];
 const FACTORY = 'sqsConsumer';
+
+/** Defaults of {@link SqsConsumerOptions} besides the shared guard defaults. */
+export const DEFAULT_SQS_CONSUMER_OPTIONS = Object.freeze({
+  messageId: (record: SQSRecord): string => record.messageId,
+  concurrency: 1,
+});
 
 /** Validates `sqsConsumer` options (unknown names throw, naming the option) and resolves defaults. */
 export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSettings {
-  rejectUnknownOptions(FACTORY, options, OPTION_NAMES);
-  const engineSettings = resolveGuardOptions(FACTORY, options);
-  if (typeof options.consumer !== 'string' || options.consumer.length === 0) {
-    throw new InvalidOptionsError(`${FACTORY}: 'consumer' must be a non-empty string`);
-  }
-  checkFunction(FACTORY, 'messageId', options.messageId);
-  checkFunction(FACTORY, 'fingerprint', options.fingerprint);
-  checkNumber(FACTORY, 'concurrency', options.concurrency, 1, 1_000);
-  if (options.concurrency !== undefined && !Number.isInteger(options.concurrency)) {
-    throw new InvalidOptionsError(`${FACTORY}: 'concurrency' must be an integer`);
-  }
+  const engineSettings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   return {
     engineSettings,
-    consumer: options.consumer,
-    messageId: options.messageId ?? sqsMessageId,
-    fingerprint: options.fingerprint,
-    concurrency: options.concurrency ?? 1,
+    consumer: required(FACTORY, 'consumer', readString(FACTORY, 'consumer', options.consumer, undefined)),
+    messageId: readFunction(FACTORY, 'messageId', options.messageId, DEFAULT_SQS_CONSUMER_OPTIONS.messageId),
+    fingerprint: readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined),
+    concurrency: readNumber(FACTORY, 'concurrency', options.concurrency, DEFAULT_SQS_CONSUMER_OPTIONS.concurrency, { min: 1, max: 1_000, integer: true }),
     logger: options.logger ?? new Logger({ serviceName: 'idemkit' }),
   };
-}
-
-function sqsMessageId(record: SQSRecord): string {
-  return record.messageId;
 }

@@ -1,10 +1,16 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { IdempotencyEngine } from '../engine/index.js';
-import { InvalidOptionsError, RequestInvalidError } from '../errors/index.js';
-import { MetricDimension, Telemetry } from '../telemetry/index.js';
-import { attemptRecord, type RecordGuard, type SqsRecordHandler } from './record-attempt.js';
+import { IdempotencyError, InvalidOptionsError, RequestInvalidError, sha256Hex } from '../core/index.js';
+import { fingerprintOf, IdempotencyEngine } from '../engine/index.js';
+import { MetricDimension, Telemetry, type AttemptStatus } from '../telemetry/index.js';
 import { forEachBounded, lanesOf, messageGroupOf } from './record-lanes.js';
-import { resolveConsumerOptions, type SqsConsumerOptions } from './sqs-consumer-options.js';
+import { resolveConsumerOptions, type ConsumerSettings, type SqsConsumerOptions } from './sqs-consumer-options.js';
+
+/**
+ * Handles one SQS record inside a guarded attempt; `idempotencyOf(context)` works inside.
+ * A resolved promise marks the message processed (its value is not stored); a rejection
+ * reports the record as failed.
+ */
+export type SqsRecordHandler = (record: SQSRecord, context: Context) => Promise<unknown>;
 
 /**
  * Guards an SQS Lambda handler record by record: each message is handled at most once per
@@ -36,12 +42,36 @@ import { resolveConsumerOptions, type SqsConsumerOptions } from './sqs-consumer-
 export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsumerOptions): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
   if (typeof recordHandler !== 'function') throw new InvalidOptionsError('sqsConsumer: the first argument must be a function');
   const settings = resolveConsumerOptions(options);
-  const guard: RecordGuard = {
-    settings,
-    engine: new IdempotencyEngine(settings.engineSettings),
-    telemetry: new Telemetry(MetricDimension.consumer, { metrics: options.metrics, logger: settings.logger }),
-    handler: recordHandler,
-  };
+  const telemetry = new Telemetry(MetricDimension.consumer, { ...options, logger: settings.logger });
+  const engine = new IdempotencyEngine(settings.engineSettings, telemetry);
+
+  /**
+   * Runs one record through the engine under `msg#<consumer>#<messageId>`. Never throws: a
+   * record that cannot be handled is reported failed, with its reason logged, so one bad
+   * record never fails its batch.
+   */
+  async function consumeRecord(record: SQSRecord, context: Context): Promise<boolean> {
+    try {
+      await engine.run(
+        {
+          kind: 'message',
+          operation: settings.consumer,
+          key: () => settings.messageId(record),
+          keyLabel: 'The message id',
+          fingerprint: () => (settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '')),
+        },
+        context,
+        {
+          invoke: (scoped) => recordHandler(record, scoped as Context),
+          outcomeOf: () => ({ store: true, response: undefined }),
+          onFailed: (error, status) => logFailure(settings, record, error, status),
+        },
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   return async function consumeBatch(event: SQSEvent, context: Context = {} as Context): Promise<SQSBatchResponse> {
     const records = event?.Records;
@@ -56,8 +86,7 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
           unprocessed++;
           continue;
         }
-        const outcome = await attemptRecord(guard, record, context);
-        if (outcome !== 'failed') continue;
+        if (await consumeRecord(record, context)) continue;
         failed.add(record);
         groupFailed = messageGroupOf(record) !== undefined;
       }
@@ -72,4 +101,18 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
     // Identified by message id, never by position: Lambda matches failures to messages by id.
     return { batchItemFailures: records.filter((record) => failed.has(record)).map((record) => ({ itemIdentifier: record.messageId })) };
   };
+}
+
+/** A collision with a running attempt is routine; anything else needs a look. */
+function logFailure(settings: ConsumerSettings, record: SQSRecord, error: unknown, status: AttemptStatus | undefined): void {
+  const code = error instanceof IdempotencyError ? error.code : undefined;
+  const fields = {
+    consumer: settings.consumer,
+    message_id: record.messageId,
+    idempotency_status: status,
+    reason: error instanceof Error ? error.message : String(error),
+    error_code: code,
+  };
+  if (status === 'in_progress') settings.logger.info('sqs record reported as failed', fields);
+  else settings.logger.error('sqs record reported as failed', fields);
 }

@@ -1,2 +1,3 @@
 export * from './metric-names.js';
-export { Telemetry, type AttemptIdentity, type TelemetryOptions, type MetricsSink, type LogSink } from './telemetry.js';
+export { Telemetry, type AttemptIdentity, type TelemetryOptions, type MetricsSink, type LogSink, type TracerLike } from './telemetry.js';
+export { newTrace, type AttemptStatus, type AttemptTrace } from './attempt-trace.js';

@@ -16,6 +16,8 @@ export const MetricName = {
   duplicateSuppressed: 'DuplicateSuppressed',
   outboxPublished: 'OutboxPublished',
   journalError: 'JournalError',
+  /** A record of the previous idempotency library answered (replay, in progress or mismatch) during a migration. */
+  legacyHit: 'LegacyHit',
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

@@ -1,13 +1,23 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { sha256Hex } from '../engine/fingerprint.js';
-import type { AttemptTrace } from '../engine/trace.js';
+import { sha256Hex } from '../core/index.js';
+import type { AttemptTrace } from './attempt-trace.js';
 import { DEFAULT_METRICS_NAMESPACE } from './metric-names.js';
 
 /** What the guard needs of a metrics sink: a Powertools `Metrics` instance fits. */
 export type MetricsSink = Pick<Metrics, 'singleMetric'>;
 /** What the guard needs of a logger: a Powertools `Logger` instance fits. */
 export type LogSink = Pick<Logger, 'info' | 'error'>;
+
+/**
+ * What the guard needs of a tracer: a Powertools `Tracer` fits. Journal calls appear as
+ * subsegments of the SDK client it captures; each attempt annotates `idempotency_status` and
+ * `attempt` on the current segment.
+ */
+export interface TracerLike {
+  putAnnotation(key: string, value: string | number | boolean): void;
+  captureAWSv3Client<T>(client: T): T;
+}
 
 /** Telemetry options shared by every entry point. */
 export interface TelemetryOptions {
@@ -27,6 +37,15 @@ export interface TelemetryOptions {
    * @default 'Idempotency'
    */
   readonly namespace?: string;
+  /**
+   * A Powertools `Tracer`: the journal's (and the dispatcher's) AWS SDK calls become X-Ray
+   * subsegments and each attempt annotates `idempotency_status` and `attempt` (never the key).
+   * @default undefined (no tracing)
+   * @example
+   * const tracer = new Tracer({ serviceName: 'payments' });
+   * middy(handler).use(captureLambdaHandler(tracer)).use(httpIdempotency({ journal, tracer }));
+   */
+  readonly tracer?: TracerLike;
 }
 
 /** Identity of an attempt for its log line; the raw key is hashed here and never logged. */
@@ -84,6 +103,7 @@ export class Telemetry {
         resource_id: identity.resourceId,
         downstream_reference: trace.downstreamReference,
         journal_calls: trace.journalCalls,
+        legacy_record: trace.legacy,
         duration_ms: nowEpochMs - startedAtEpochMs,
       };
       if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });

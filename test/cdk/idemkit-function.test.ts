@@ -1,8 +1,10 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, type CfnTable, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { IdemkitFunction, IdempotencyJournalTable } from '../../lib/index.js';
-import { actionsOf, CONSUMER_ENTRY, policyStatements, testApp } from './test-app.js';
+import { actionsOf, CONSUMER_ENTRY, policyStatements, testApp, testStack } from './test-app.js';
 
 describe('IdemkitFunction', () => {
   const app = testApp();
@@ -62,5 +64,38 @@ describe('IdemkitFunction', () => {
     });
     const dynamo = policyStatements(optionsTemplate).filter(({ statement }) => actionsOf(statement).includes('dynamodb:PutItem'));
     expect(dynamo).toHaveLength(1);
+  });
+
+  describe('with the Powertools table of a migration', () => {
+    const stack = testStack('Migration');
+    const powertoolsTable = new Table(stack, 'PowertoolsTable', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+    new IdemkitFunction(stack, 'Fn', { entry: CONSUMER_ENTRY, journal: new IdempotencyJournalTable(stack, 'Journal'), powertoolsTable });
+    const migration = Template.fromStack(stack);
+    const onPowertoolsTable = () =>
+      policyStatements(migration).filter(({ statement }) => JSON.stringify(statement.Resource).includes(stack.getLogicalId(powertoolsTable.node.defaultChild as CfnTable)));
+
+    it('grants exactly dynamodb:GetItem on it', () => {
+      const statements = onPowertoolsTable();
+      expect(statements).toHaveLength(1);
+      expect(statements[0].statement).toEqual({
+        Action: 'dynamodb:GetItem',
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [stack.getLogicalId(powertoolsTable.node.defaultChild as CfnTable), 'Arn'] },
+      });
+    });
+
+    it('grants it to the function role only', () => {
+      const [{ roles }] = onPowertoolsTable();
+      expect(roles).toEqual([{ Ref: expect.stringMatching(/^FnRole/) }]);
+    });
+
+    it('grants decryption of a customer-managed key, and no other key action', () => {
+      const encrypted = testStack('MigrationEncrypted');
+      const key = new Key(encrypted, 'Key');
+      const table = new Table(encrypted, 'PowertoolsTable', { partitionKey: { name: 'id', type: AttributeType.STRING }, encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: key });
+      new IdemkitFunction(encrypted, 'Fn', { entry: CONSUMER_ENTRY, powertoolsTable: table });
+      const keyStatements = policyStatements(Template.fromStack(encrypted)).filter(({ statement }) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+      expect(keyStatements.map(({ statement }) => actionsOf(statement))).toEqual([['kms:Decrypt']]);
+    });
   });
 });

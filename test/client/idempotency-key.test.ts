@@ -1,6 +1,6 @@
 import { newIdempotencyKey } from '../../src/client/index.js';
 import { assertValidIdempotencyKey } from '../../src/client/idempotency-key.js';
-import { KeyInvalidError } from '../../src/errors/index.js';
+import { KeyInvalidError } from '../../src/core/index.js';
 
 describe('newIdempotencyKey', () => {
   it('returns a version 4 UUID', () => {

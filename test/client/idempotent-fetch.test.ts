@@ -1,5 +1,5 @@
 import { idempotentFetch } from '../../src/client/index.js';
-import { InvalidOptionsError, KeyInvalidError } from '../../src/errors/index.js';
+import { InvalidOptionsError, KeyInvalidError } from '../../src/core/index.js';
 import { fakeTime } from './fake-time.js';
 import { type Reply, type ScriptedServer, startScriptedServer } from './scripted-server.js';
 

@@ -1,5 +1,5 @@
 import { parseRetryAfterMs, retryAfterMsOf } from '../../src/client/retry-after.js';
-import { InProgressError } from '../../src/errors/index.js';
+import { InProgressError } from '../../src/core/index.js';
 
 const NOW_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 

@@ -1,5 +1,5 @@
 import { RetryBudget } from '../../src/client/index.js';
-import { InvalidOptionsError } from '../../src/errors/index.js';
+import { InvalidOptionsError } from '../../src/core/index.js';
 import { fakeTime } from './fake-time.js';
 
 function acquireAll(budget: RetryBudget): number {

@@ -1,5 +1,5 @@
 import { retry, RetryBudget, type RetryContext } from '../../src/client/index.js';
-import { InvalidOptionsError } from '../../src/errors/index.js';
+import { InvalidOptionsError } from '../../src/core/index.js';
 import { fakeTime } from './fake-time.js';
 
 const unavailable = (headers: Record<string, string> = {}): Response => new Response(null, { status: 503, headers });

@@ -1,5 +1,5 @@
 import { isRetryableByDefault } from '../../src/client/index.js';
-import { InProgressError, JournalUnavailableError, PayloadMismatchError } from '../../src/errors/index.js';
+import { InProgressError, JournalUnavailableError, PayloadMismatchError } from '../../src/core/index.js';
 
 function problem(status: number, type: string, contentType = 'application/problem+json'): Response {
   return new Response(JSON.stringify({ type, title: 'x', status }), { status, headers: { 'content-type': contentType } });

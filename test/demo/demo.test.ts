@@ -11,9 +11,10 @@ describe('npm run demo', () => {
     child.stderr.on('data', (d) => (out += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(out).toContain('ready (DynamoDB Local pid');
-    for (const scenario of ['lost response', 'double tap', 'changed amount', 'crash after rail', 'queue redelivery', 'outbox twice', 'retry storm']) {
+    for (const scenario of ['lost response', 'double tap', 'changed amount', 'crash after rail', 'queue redelivery', 'outbox twice', 'staged-only double tap', 'retry storm', 'migrated replay']) {
       expect(out).toMatch(new RegExp(`${scenario}\\s+yes`));
     }
+    expect(out).toMatch(/two identical 201 answers \(same body\), no 409, 1 committed write/);
     expect(out).toMatch(/idempotency_status=recovered, attempt 2/);
     expect(code).toBe(0);
     const pid = Number(/DynamoDB Local pid (\d+)/.exec(out)?.[1]);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { MAX_KEY_LENGTH, readKeyHeader } from '../../src/http/index.js';
+import { MAX_KEY_LENGTH } from '../../src/core/index.js';
+import { readKeyHeader } from '../../src/http/index.js';
 import { propertyParameters } from '../property/support/fast-check-parameters.js';
 import { anyString, headerValue, keyHeaderName, padding, quoted, validKey } from './support/generators.js';
 import { guardedCounter } from './support/http-harness.js';

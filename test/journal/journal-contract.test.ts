@@ -1,5 +1,20 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, LeaseLostError, MemoryJournal, MEMORY_JOURNAL_TABLE, NotResolvableError, RecordStatus, UniqueConflictError, WriteConflictError, uniquePk, type Journal } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  LeaseLostError,
+  MemoryJournal,
+  MEMORY_JOURNAL_TABLE,
+  NotResolvableError,
+  outboxPk,
+  RecordStatus,
+  ResponseTooLargeError,
+  UniqueConflictError,
+  WriteConflictError,
+  uniquePk,
+  type Journal,
+} from '../../src/index.js';
+import type { CompletionWrites } from '../../src/journal/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 
 interface Subject {
@@ -189,5 +204,110 @@ describe.each([
     await s.journal.resolve('req#t#op#resolve', { outcome: 'completed', response: { statusCode: 201 }, ttlSeconds: 60 });
     const again = await reserve('req#t#op#resolve');
     expect(again.record).toMatchObject({ status: RecordStatus.completed, response: { value: { statusCode: 201 } } });
+  });
+
+  describe('commitStaged (effects: staged-only)', () => {
+    const commit = (pk: string, options: { fingerprint?: string; response?: unknown; writes?: Partial<CompletionWrites>; over?: 'absent' | 'claimable' } = {}) =>
+      s.journal.commitStaged({
+        pk,
+        fingerprint: options.fingerprint ?? 'fp-1',
+        commitToken: randomUUID(),
+        createdAtEpochMs: s.clock.now,
+        response: options.response ?? { statusCode: 201 },
+        ttlSeconds: 3600,
+        writes: { ...noWrites, ...options.writes },
+        over: options.over ?? 'absent',
+      });
+    const row = (pk: string, condition?: string) => ({ Put: { TableName: s.domainTable, Item: { pk }, ...(condition ? { ConditionExpression: condition } : {}) } });
+
+    it('commits a new key: the completed record with its response, the staged write, the claim and the outbox event together', async () => {
+      const event = { eventId: 'ev-staged-1', type: 'order.confirmed', detail: { n: 1 }, occurredAt: '2026-11-30T10:00:00.000Z' };
+      const result = await commit('req#t#op#staged-new', { writes: { staged: [row('row-staged-new')], uniqueClaims: [{ name: 'order', value: 'o-staged-1' }], outbox: [event] } });
+      expect(result).toEqual({ kind: 'committed' });
+      expect(await s.journal.get('req#t#op#staged-new')).toMatchObject({ status: RecordStatus.completed, fingerprint: 'fp-1', attempt: 1, response: { value: { statusCode: 201 } } });
+      expect((await s.journal.get('req#t#op#staged-new'))?.expiresAtEpochSeconds).toBe(Math.floor(s.clock.now / 1000) + 3600);
+      expect(await s.readItem('domain', 'row-staged-new')).toBeDefined();
+      expect(await s.readItem('journal', uniquePk('order', 'o-staged-1'))).toMatchObject({ claimedBy: 'req#t#op#staged-new' });
+      expect(await s.readItem('journal', outboxPk('ev-staged-1'))).toMatchObject({ type: 'order.confirmed' });
+    });
+
+    it('refuses over a completed record and returns it with its response, committing nothing of its own', async () => {
+      await commit('req#t#op#staged-done', { response: { first: true } });
+      const again = await commit('req#t#op#staged-done', { response: { first: false }, writes: { staged: [row('row-staged-done')] } });
+      expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.completed, response: { value: { first: true } } } });
+      expect(await s.readItem('domain', 'row-staged-done')).toBeUndefined();
+    });
+
+    it('returns the record of another fingerprint, for the caller to refuse', async () => {
+      await commit('req#t#op#staged-other', { fingerprint: 'fp-1' });
+      const again = await commit('req#t#op#staged-other', { fingerprint: 'fp-2' });
+      expect(again).toMatchObject({ kind: 'refused', record: { fingerprint: 'fp-1' } });
+    });
+
+    it('refuses over a live lease of a leased attempt', async () => {
+      const leased = await reserve('req#t#op#staged-leased');
+      const again = await commit('req#t#op#staged-leased', { over: 'claimable' });
+      expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.inProgress, leaseToken: leased.record.leaseToken } });
+    });
+
+    it('lets the record decide when a staged write’s own condition also fails', async () => {
+      await commit('req#t#op#staged-decides', { writes: { staged: [row('row-staged-decides', 'attribute_not_exists(pk)')] } });
+      const again = await commit('req#t#op#staged-decides', { writes: { staged: [row('row-staged-decides', 'attribute_not_exists(pk)')] } });
+      expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.completed } });
+    });
+
+    it('commits over a record past its expiresAt only when asked to commit over a claimable record', async () => {
+      await commit('req#t#op#staged-expired', { response: 'old' });
+      s.clock.now += 3_601_000;
+      expect(await commit('req#t#op#staged-expired', { response: 'new' })).toMatchObject({ kind: 'refused', record: { response: { value: 'old' } } });
+      expect(await commit('req#t#op#staged-expired', { response: 'new', over: 'claimable' })).toEqual({ kind: 'committed' });
+      expect((await s.journal.get('req#t#op#staged-expired'))?.response).toEqual({ value: 'new' });
+    });
+
+    it('commits over a leased attempt that vanished before any effect, whose late completion is then refused', async () => {
+      const leased = await reserve('req#t#op#staged-abandoned');
+      s.clock.now += 1_001;
+      expect(await commit('req#t#op#staged-abandoned', { response: 'staged', over: 'claimable' })).toEqual({ kind: 'committed' });
+      await expect(s.journal.complete('req#t#op#staged-abandoned', leased.record.leaseToken, 'late', 60)).rejects.toBeInstanceOf(LeaseLostError);
+      expect((await s.journal.get('req#t#op#staged-abandoned'))?.response).toEqual({ value: 'staged' });
+    });
+
+    it('refuses over an expired lease whose attempt began an effect', async () => {
+      const leased = await reserve('req#t#op#staged-effect');
+      await s.journal.beginEffect('req#t#op#staged-effect', leased.record.leaseToken, 'charge');
+      s.clock.now += 1_001;
+      expect(await commit('req#t#op#staged-effect', { over: 'claimable' })).toMatchObject({ kind: 'refused', record: { effectStarted: true } });
+    });
+
+    it('refuses a held uniqueness claim and a failed staged condition, committing nothing', async () => {
+      await commit('req#t#op#staged-claim-a', { writes: { uniqueClaims: [{ name: 'order', value: 'o-staged-2' }] } });
+      const claim = await commit('req#t#op#staged-claim-b', { writes: { staged: [row('row-claim-b')], uniqueClaims: [{ name: 'order', value: 'o-staged-2' }] } }).catch((e) => e);
+      const write = await commit('req#t#op#staged-write', { writes: { staged: [row('row-write-new'), row('row-write-missing', 'attribute_exists(pk)')] } }).catch((e) => e);
+      expect(claim).toBeInstanceOf(UniqueConflictError);
+      expect(claim.existing).toMatchObject({ claimedBy: 'req#t#op#staged-claim-a' });
+      expect(write).toBeInstanceOf(WriteConflictError);
+      expect(write.itemIndex).toBe(1);
+      expect(await s.journal.get('req#t#op#staged-claim-b')).toBeUndefined();
+      expect(await s.journal.get('req#t#op#staged-write')).toBeUndefined();
+      expect(await s.readItem('domain', 'row-claim-b')).toBeUndefined();
+      expect(await s.readItem('domain', 'row-write-new')).toBeUndefined();
+    });
+
+    it('commits a response too large for one item in chunks, read back whole', async () => {
+      const body = randomBytes(600 * 1024).toString('base64');
+      expect(await commit('req#t#op#staged-chunked', { response: { body } })).toEqual({ kind: 'committed' });
+      const record = await s.journal.get('req#t#op#staged-chunked');
+      expect((record?.response?.value as { body: string }).body).toBe(body);
+      const replay = await commit('req#t#op#staged-chunked', { response: { body: 'other' } });
+      expect(replay.kind === 'refused' && (replay.record.response?.value as { body: string }).body).toBe(body);
+    });
+
+    it('refuses a response past the transaction’s limits before anything is written', async () => {
+      const body = randomBytes(4_500_000).toString('base64');
+      const error = await commit('req#t#op#staged-too-large', { response: { body }, writes: { staged: [row('row-too-large')] } }).catch((e) => e);
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect(await s.journal.get('req#t#op#staged-too-large')).toBeUndefined();
+      expect(await s.readItem('domain', 'row-too-large')).toBeUndefined();
+    });
   });
 });

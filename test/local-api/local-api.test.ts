@@ -1,14 +1,30 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { freePort } from '../../scripts/local/free-port.mjs';
 import { matchRoute } from '../../scripts/local-api/router.js';
+import {
+  descendantsOf,
+  isListening,
+  killAll,
+  npmStart,
+  survivorsAfter,
+  waitForOutput,
+  type NpmStart,
+} from './npm-start.js';
 
-const ROOT = join(__dirname, '../..');
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 describe('matchRoute', () => {
-  const routes = ['POST /payments', 'GET /payments/{id}', 'POST /payments/{id}/refunds'].map((routeKey) => ({ routeKey, handler: async () => ({ statusCode: 200 }) }));
+  const routes = ['POST /payments', 'GET /payments/{id}', 'POST /payments/{id}/refunds'].map((routeKey) => ({
+    routeKey,
+    handler: async () => ({ statusCode: 200 }),
+  }));
 
   it('captures path parameters and needs every literal segment', () => {
-    expect(matchRoute(routes, 'POST', '/payments/pay_1/refunds')).toMatchObject({ route: { routeKey: 'POST /payments/{id}/refunds' }, pathParameters: { id: 'pay_1' } });
+    expect(matchRoute(routes, 'POST', '/payments/pay_1/refunds')).toMatchObject({
+      route: { routeKey: 'POST /payments/{id}/refunds' },
+      pathParameters: { id: 'pay_1' },
+    });
     expect(matchRoute(routes, 'GET', '/payments/pay%201')?.pathParameters).toEqual({ id: 'pay 1' });
     expect(matchRoute(routes, 'GET', '/payments')).toBeUndefined();
     expect(matchRoute(routes, 'DELETE', '/payments/pay_1')).toBeUndefined();
@@ -16,32 +32,24 @@ describe('matchRoute', () => {
 });
 
 describe('npm start (the local payments API)', () => {
-  let child: ChildProcess;
-  let output = '';
+  let run: NpmStart;
   let url: string;
+  let port: number;
 
   beforeAll(async () => {
-    child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/local-api/main.ts')], { cwd: ROOT, env: { ...process.env, PORT: '0', NODE_NO_WARNINGS: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not listening:\n${output}`)), 60_000);
-      child.stdout!.on('data', () => {
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      });
-    });
-  }, 70_000);
+    port = await freePort();
+    run = npmStart(port);
+    url = (await waitForOutput(run, LISTENING))[1];
+  }, 100_000);
 
-  afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  afterAll(() => killAll([run.child.pid!, ...descendantsOf(run.child.pid!)]));
 
   const post = (key: string | undefined, body: unknown) =>
-    fetch(`${url}/payments`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify(body) });
+    fetch(`${url}/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
   const order = { amount: 1999, currency: 'EUR', orderId: 'ord-1', items: [{ sku: 'sku-red-mug', quantity: 1 }] };
 
   it('creates, replays, refuses a changed request and a missing key, and serves the payment', async () => {
@@ -61,11 +69,101 @@ describe('npm start (the local payments API)', () => {
     expect((await fetched.json()).paymentId).toBe(JSON.parse(createdBody).paymentId);
   });
 
-  it('stops DynamoDB Local and exits 0 on SIGTERM', async () => {
-    const pid = Number(/DynamoDB Local pid (\d+)/.exec(output)?.[1]);
-    child.kill('SIGTERM');
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect(code).toBe(0);
-    expect(() => process.kill(pid, 0)).toThrow();
+  it("answers a request over Lambda's 6 MB payload limit 413, as API Gateway does, without running the handler", async () => {
+    const padding = 'x'.repeat(7.3 * 1024 * 1024);
+    const tooLarge = await post('local-api-large', { ...order, padding });
+    const retry = await post('local-api-large', order);
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toEqual({ message: 'Request Entity Too Large' });
+    // The key was never reserved: the same key with a small body runs as new.
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('hands a request just under the limit to the handler', async () => {
+    const padding = 'x'.repeat(5.5 * 1024 * 1024);
+    const answer = await post('local-api-under-limit', { ...order, padding });
+    expect(answer.status).toBe(201);
+  });
+
+  it('stops everything it started, by PID, when npm gets SIGTERM, and exits 0', async () => {
+    const started = descendantsOf(run.child.pid!);
+    expect(started.length).toBeGreaterThanOrEqual(2);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(await survivorsAfter(started, 10_000)).toEqual([]);
+    expect(await isListening(port)).toBe(false);
   }, 30_000);
 });
+
+describe('npm start stops what it started on every exit path', () => {
+  let run: NpmStart | undefined;
+  let started: number[] = [];
+
+  afterEach(() => killAll([...(run?.child.pid ? [run.child.pid] : []), ...started]));
+
+  it.each(['SIGINT', 'SIGHUP'] as const)(
+    '%s sent to npm leaves no process and no listener behind',
+    async (signal) => {
+      const port = await freePort();
+      run = npmStart(port);
+      await waitForOutput(run, LISTENING);
+      started = descendantsOf(run.child.pid!);
+      // npm forwards SIGINT to the script but not SIGHUP: then the server notices its parent is gone.
+      run.child.kill(signal);
+      await run.exited;
+      expect(await survivorsAfter(started, 10_000)).toEqual([]);
+      expect(await isListening(port)).toBe(false);
+      expect(run.output()).toMatch(/stopped DynamoDB Local/);
+    },
+    120_000,
+  );
+
+  it('a signal during start-up stops the DynamoDB Local that is still starting', async () => {
+    run = npmStart(await freePort());
+    await waitForOutput(run, /Starting DynamoDB Local/);
+    started = await javaBelow(run.child.pid!);
+    run.child.kill('SIGTERM');
+    await run.exited;
+    expect(await survivorsAfter(started, 10_000)).toEqual([]);
+  }, 120_000);
+
+  it('a port already in use ends start-up with exit code 1, a clear message and nothing left running', async () => {
+    const port = await freePort();
+    const blocker = await listenOn(port);
+    try {
+      run = npmStart(port);
+      const ready = await waitForOutput(run, /DynamoDB Local pid (\d+)/);
+      started = [Number(ready[1])];
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(await survivorsAfter([...started, ...descendantsOf(run.child.pid!)], 10_000)).toEqual([]);
+    } finally {
+      blocker.close();
+    }
+  }, 120_000);
+});
+
+/** The java process (DynamoDB Local) somewhere below `pid`, once it has been spawned. */
+async function javaBelow(pid: number): Promise<number[]> {
+  for (let i = 0; i < 300; i++) {
+    const java = descendantsOf(pid).filter((child) => {
+      try {
+        return execFileSync('ps', ['-o', 'comm=', '-p', String(child)], { encoding: 'utf8' }).trim() === 'java';
+      } catch {
+        return false;
+      }
+    });
+    if (java.length > 0) return [...descendantsOf(pid)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('DynamoDB Local was never spawned');
+}
+
+function listenOn(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}

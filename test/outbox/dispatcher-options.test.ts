@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../../src/errors/index.js';
+import { InvalidOptionsError } from '../../src/core/index.js';
 import { outboxDispatcher } from '../../src/outbox/index.js';
 
 const queueUrl = 'http://127.0.0.1:9/000000000000/events';

@@ -1,6 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { InvalidOptionsError } from '../../src/errors/index.js';
+import { InvalidOptionsError } from '../../src/core/index.js';
 import { ProjectionGuard } from '../../src/outbox/index.js';
 import { createTable, localClient } from '../support/dynamodb.js';
 

@@ -1,4 +1,4 @@
-import { InvalidOptionsError, KeyMissingError, RequestInvalidError } from '../../src/errors/index.js';
+import { InvalidOptionsError, KeyMissingError, RequestInvalidError } from '../../src/core/index.js';
 import { MemoryJournal } from '../../src/journal/index.js';
 import { fromBodyField, fromMessageAttribute, sqsConsumer } from '../../src/sqs/index.js';
 import { sqsRecord } from '../support/sqs.js';
@@ -9,14 +9,14 @@ const noop = async () => undefined;
 describe('sqsConsumer options', () => {
   it.each([
     [{ journal, consumer: 'c', messageID: () => 'x' }, "unknown option 'messageID'"],
-    [{ journal }, "'consumer' must be a non-empty string"],
-    [{ journal, consumer: '' }, "'consumer' must be a non-empty string"],
-    [{ journal, consumer: 'c', messageId: 'eventId' }, "'messageId' must be a function"],
-    [{ journal, consumer: 'c', fingerprint: {} }, "'fingerprint' must be a function"],
-    [{ journal, consumer: 'c', concurrency: 0 }, "'concurrency' must be a number between 1 and 1000"],
-    [{ journal, consumer: 'c', concurrency: 1.5 }, "'concurrency' must be an integer"],
+    [{ journal }, "option 'consumer' is required"],
+    [{ journal, consumer: '' }, "option 'consumer' must be a non-empty string"],
+    [{ journal, consumer: 'c', messageId: 'eventId' }, "option 'messageId' must be a function"],
+    [{ journal, consumer: 'c', fingerprint: {} }, "option 'fingerprint' must be a function"],
+    [{ journal, consumer: 'c', concurrency: 0 }, "option 'concurrency' must be at least 1"],
+    [{ journal, consumer: 'c', concurrency: 1.5 }, "option 'concurrency' must be a whole number"],
     [{ journal: {}, consumer: 'c' }, "'journal' must be"],
-    [{ journal, consumer: 'c', ttlSeconds: 0 }, "'ttlSeconds' must be a number"],
+    [{ journal, consumer: 'c', ttlSeconds: 0 }, "option 'ttlSeconds' must be at least 1"],
   ])('rejects %j', (options, message) => {
     expect(() => sqsConsumer(noop, options as never)).toThrow(InvalidOptionsError);
     expect(() => sqsConsumer(noop, options as never)).toThrow(message);

@@ -1,5 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { idempotencyOf, sha256Hex } from '../../src/engine/index.js';
+import { sha256Hex } from '../../src/core/index.js';
+import { idempotencyOf } from '../../src/engine/index.js';
 import { messagePk } from '../../src/journal/index.js';
 import { fromBodyField, fromMessageAttribute, sqsConsumer } from '../../src/sqs/index.js';
 import { MetricName } from '../../src/telemetry/index.js';

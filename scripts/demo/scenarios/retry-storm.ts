@@ -18,7 +18,7 @@ const LABELS: Record<RetryStormStrategy, string> = {
  * budget caps the retry load itself. Writes the chart to `chartPath`.
  */
 export function retryStorm(narrator: Narrator, chartPath: string): void {
-  narrator.scenario(7, 'A retry storm against a 4-second brownout', `${CLIENTS} clients call at once; the API fails every request for 4 s, then recovers.`);
+  narrator.scenario(8, 'A retry storm against a 4-second brownout', `${CLIENTS} clients call at once; the API fails every request for 4 s, then recovers.`);
   const runs = (['fixed', 'jitter', 'jitter-budget'] as const).map((strategy) => simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed: 42, baseDelayMs: BASE_DELAY_MS }));
   const fixedPeak = runs[0].peakAfterFirstWave;
   for (const run of runs) {

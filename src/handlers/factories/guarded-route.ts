@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { httpIdempotency } from '../../index.js';
+import { httpIdempotency, type HttpIdempotencyOptions } from '../../index.js';
 import type { AnyJournal, ExampleGuardOptions } from '../clients.js';
 import { callerTenant } from '../http-responses.js';
 import type { PaymentRail } from '../payment-rail.js';
@@ -14,10 +14,10 @@ export interface GuardedRouteDependencies {
   /** @default Date.now */
   readonly clock?: () => number;
   /**
-   * Extra guard options (lease, telemetry sinks, clock), for local runs and tests.
+   * Extra guard options (lease, telemetry sinks, clock, a migration from Powertools), for local runs and tests.
    * @default none
    */
-  readonly guardOptions?: ExampleGuardOptions;
+  readonly guardOptions?: ExampleGuardOptions & Pick<HttpIdempotencyOptions, 'migrateFrom'>;
 }
 
 /**

@@ -1,4 +1,36 @@
-import type { JournalRecord } from '../journal/journal.js';
+import type { JournalRecord } from './journal-record.js';
+
+/**
+ * Every error code the toolkit uses, with the title and HTTP status of the problem answer
+ * it becomes at the HTTP edge (RFC 9457). The codes are stable: they end problem `type`
+ * URIs and are what callers switch on.
+ */
+export const ERROR_CODES = {
+  'idempotency-key-missing': { title: 'Idempotency-Key header is required', status: 400 },
+  'idempotency-key-invalid': { title: 'Idempotency-Key header is invalid', status: 400 },
+  'idempotency-key-reused': { title: 'Idempotency-Key was used with a different request', status: 422 },
+  'request-in-progress': { title: 'A request with this Idempotency-Key is in progress', status: 409 },
+  'needs-review': { title: 'The outcome of an earlier attempt needs review', status: 409 },
+  'uniqueness-conflict': { title: 'A uniqueness rule is already claimed', status: 409 },
+  'write-conflict': { title: 'A write conflicted with the current state', status: 409 },
+  'journal-unavailable': { title: 'The idempotency journal is unavailable', status: 503 },
+  'invalid-request': { title: 'The request cannot be processed safely', status: 400 },
+  'response-too-large': { title: 'The operation completed but its response was too large to store', status: 500 },
+  'lease-lost': { title: 'The lease on this idempotency record was taken over', status: 409 },
+  'journal-error': { title: 'The idempotency journal failed after the operation ran', status: 500 },
+  'not-resolvable': { title: 'The record cannot be resolved in its current state', status: 409 },
+  'invalid-options': { title: 'The guard is misconfigured', status: 500 },
+  'too-many-writes': { title: 'The completion holds more writes than one transaction allows', status: 500 },
+  'no-scope': { title: 'No guarded attempt is running with this context', status: 500 },
+  'wrong-table': { title: 'The table is not an idempotency journal', status: 500 },
+  'unknown-key': { title: 'No record with this key', status: 404 },
+  'unknown-table': { title: 'The journal table does not exist', status: 500 },
+  'missing-credentials': { title: 'No AWS credentials were found', status: 500 },
+  'staged-only': { title: 'The operation is not available to a staged-only handler', status: 500 },
+} as const satisfies Record<string, { readonly title: string; readonly status: number }>;
+
+/** A stable machine-readable error code (see {@link ERROR_CODES}). */
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 /**
  * Root of every error the toolkit throws. Check with `instanceof`, never by `name`.
@@ -8,9 +40,9 @@ import type { JournalRecord } from '../journal/journal.js';
  */
 export class IdempotencyError extends Error {
   /** Stable machine-readable code, also the suffix of the HTTP problem `type`. */
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -115,7 +147,7 @@ export class RequestInvalidError extends IdempotencyError {
   }
 }
 
-/** Options passed to a factory are invalid (unknown name, wrong type or range). */
+/** An option or argument passed to the toolkit is invalid (unknown name, wrong type or range). */
 export class InvalidOptionsError extends IdempotencyError {
   constructor(message: string) {
     super('invalid-options', message);
@@ -126,5 +158,16 @@ export class InvalidOptionsError extends IdempotencyError {
 export class ResponseTooLargeError extends IdempotencyError {
   constructor(readonly sizeBytes: number) {
     super('response-too-large', `Response of ${sizeBytes} bytes exceeds what can be stored`);
+  }
+}
+
+/**
+ * A lease operation (`beginEffect`, `recordEvidence`, `heartbeat`) called in a handler guarded
+ * with `effects: 'staged-only'`: no lease is held there, and an external effect is outside
+ * what that mode promises. Use `effects: 'any'` for such handlers.
+ */
+export class StagedOnlyError extends IdempotencyError {
+  constructor(readonly operation: string) {
+    super('staged-only', `${operation}() is not available with effects: 'staged-only' (no lease is held, and external effects are outside its promise); use effects: 'any'`);
   }
 }

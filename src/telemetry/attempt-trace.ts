@@ -1,4 +1,4 @@
-import type { MetricName } from '../telemetry/metric-names.js';
+import type { MetricName } from './metric-names.js';
 
 /** `idempotency_status` values of the per-attempt log line. */
 export type AttemptStatus =
@@ -23,6 +23,8 @@ export interface AttemptTrace {
   journalCalls: number;
   readonly metrics: MetricName[];
   downstreamReference?: string;
+  /** During a migration: what the previous library's record decided (`replay`, `in-progress`, `mismatch`) or why it did not. */
+  legacy?: string;
   /** Set when the completion write failed after the handler ran and its response was returned unstored. */
   journalError?: Error;
 }

@@ -1,0 +1,93 @@
+/* global module */
+/**
+ * Which way dependencies may point (run by `npm run lint`):
+ * core (leaf) <- journal <- engine <- entry points (http, function, sqs); telemetry beside the
+ * journal; client imports only the leaf; lib/ (constructs) imports only pure constants; the
+ * example (src/handlers, lib/example) is never imported by the library.
+ */
+const LIBRARY = '^src/(?!handlers/)';
+const entryPoints = '^src/(http|function|sqs)/';
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes the layers meaningless.', from: {}, to: { circular: true } },
+    {
+      name: 'core-is-a-leaf',
+      severity: 'error',
+      comment: 'src/core (errors, key rule, hashing, option validator) imports nothing of the toolkit.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'journal-over-the-sdk-only',
+      severity: 'error',
+      comment: 'The journal is a leaf over the AWS SDK: it may import the core and nothing else.',
+      from: { path: '^src/journal/' },
+      to: { path: '^src/', pathNot: '^src/(core|journal)/' },
+    },
+    {
+      name: 'telemetry-beside-the-journal',
+      severity: 'error',
+      from: { path: '^src/telemetry/' },
+      to: { path: '^src/', pathNot: '^src/(core|telemetry)/' },
+    },
+    {
+      name: 'engine-below-the-entry-points',
+      severity: 'error',
+      comment: 'The engine depends on the journal interface, errors and telemetry; never on an entry point.',
+      from: { path: '^src/engine/' },
+      to: { path: '^src/', pathNot: '^src/(core|journal|telemetry|engine)/' },
+    },
+    {
+      name: 'entry-points-do-not-import-each-other',
+      severity: 'error',
+      from: { path: '^src/(http|function|sqs)/' },
+      to: { path: entryPoints, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'client-imports-only-the-core',
+      severity: 'error',
+      comment: 'idemkit/client runs in browsers: no AWS SDK, nothing of the server side.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/(core|client)/' },
+    },
+    {
+      name: 'client-loads-no-aws-sdk',
+      severity: 'error',
+      from: { path: '^src/(client|core)/' },
+      to: { path: '@aws-sdk|@middy|@aws-lambda-powertools' },
+    },
+    {
+      name: 'library-never-imports-the-example',
+      severity: 'error',
+      from: { path: [LIBRARY, '^lib/(?!example/)'] },
+      to: { path: ['^src/handlers/', '^lib/example/', '^bin/'] },
+    },
+    {
+      name: 'runtime-never-imports-cdk',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: 'aws-cdk-lib|constructs|^lib/' },
+    },
+    {
+      name: 'through-the-index',
+      severity: 'error',
+      comment: 'Another folder is reached through its index.ts, so its inside can change freely.',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '^src/[^/]+/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'constructs-import-only-pure-constants',
+      severity: 'error',
+      comment: 'lib/ may import from src/ only the schema, metric names and environment names, so table, dashboards and runtime cannot drift.',
+      from: { path: '^lib/(?!example/)' },
+      to: { path: '^src/', pathNot: '^src/(journal/schema|telemetry/metric-names|core/journal-record|core/environment)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};

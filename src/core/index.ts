@@ -1,0 +1,10 @@
+/**
+ * The leaf every other module may import: the error hierarchy and its codes, the journal
+ * record model, the key rule, hashing and the option validator. It imports nothing of the
+ * toolkit itself.
+ */
+export * from './errors.js';
+export * from './journal-record.js';
+export { keyProblem, MAX_KEY_LENGTH } from './idempotency-key.js';
+export { sha256Hex } from './hash.js';
+export { assertKnownOptions, readFunction, readNumber, readOneOf, readString, required, type NumberRule } from './options.js';

@@ -1,0 +1,353 @@
+import {
+  IdempotencyError,
+  InProgressError,
+  JournalError,
+  JournalUnavailableError,
+  KeyInvalidError,
+  KeyMissingError,
+  keyProblem,
+  LeaseLostError,
+  NeedsReviewError,
+  ResponseTooLargeError,
+  UniqueConflictError,
+  WriteConflictError,
+} from '../core/index.js';
+import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
+import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import { CountedJournal } from './counted-journal.js';
+import type { EngineSettings } from './guard-options.js';
+import { AttemptScope, bindScope, unbindScope } from './scope.js';
+import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
+
+/** A Lambda context, or any object standing for one outside Lambda. */
+export type LambdaContextLike = { readonly awsRequestId?: string; getRemainingTimeInMillis?: () => number };
+
+/** One attempt as an entry point describes it, before anything is checked. */
+export interface AttemptRequest {
+  /** `request` (HTTP, functions: `req#` records) or `message` (queues: `msg#` records, a replay counts as a suppressed duplicate). */
+  readonly kind: 'request' | 'message';
+  /** Tenant part of the scope (requests only). */
+  readonly tenant?: string;
+  /** The operation, or the consumer of a queue. */
+  readonly operation: string;
+  /** Reads the key (or message id); it may throw `KeyMissingError` or `KeyInvalidError` itself. */
+  readonly key: () => unknown;
+  /** How answers name the key: `'The Idempotency-Key header'`, `'The message id'`. */
+  readonly keyLabel: string;
+  /** A problem the entry point found while reading the key (two different headers, say). */
+  readonly keyProblem?: string;
+  /** Hex fingerprint of the request; read only once the key passed its checks. */
+  readonly fingerprint: () => string;
+  /** What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input. */
+  readonly legacyEvent?: unknown;
+}
+
+/** What an attempt meets before its handler runs. */
+export type Admission =
+  | { readonly kind: 'refused'; readonly error: unknown }
+  | { readonly kind: 'replay'; readonly response: unknown }
+  | { readonly kind: 'run'; readonly scope: AttemptScope };
+
+/** What an attempt's handler produced, as the entry point wants it kept. */
+export interface HandlerOutcome {
+  /** False for an error outcome that must not be replayed (5xx, 408, 429): the record is released. */
+  readonly store: boolean;
+  /** The outcome in the form that is stored and replayed. */
+  readonly response: unknown;
+}
+
+/** The answer of an attempt run through {@link IdempotencyEngine.run}. */
+export interface RunResult {
+  /** `ran`: this attempt's handler ran; `replayed`: an earlier outcome answers; `superseded`: another attempt's outcome answers. */
+  readonly kind: 'ran' | 'replayed' | 'superseded';
+  readonly response: unknown;
+}
+
+const MARKER = '__idemkitResponseNotStored';
+
+/**
+ * One guarded attempt from its key check to its log line: it holds the attempt's trace, its
+ * view of the journal (calls counted), its scope while it holds a lease, and ends with
+ * exactly one of `complete` or `fail`, then `finish`.
+ */
+export class Attempt {
+  readonly trace: AttemptTrace = newTrace();
+  readonly journal: CountedJournal;
+  readonly remainingTimeMs?: () => number;
+  admission: Admission = { kind: 'refused', error: undefined };
+  private key?: string;
+  private requestHash?: string;
+  private readonly startedAtEpochMs: number;
+  private finished = false;
+
+  constructor(
+    readonly request: AttemptRequest,
+    private readonly context: LambdaContextLike,
+    private readonly settings: EngineSettings,
+    private readonly telemetry: Telemetry,
+  ) {
+    this.startedAtEpochMs = settings.clock();
+    this.journal = new CountedJournal(settings.journal);
+    const getRemaining = context?.getRemainingTimeInMillis;
+    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(context);
+  }
+
+  /**
+   * Checks the key, then fingerprints the request: key present and valid, then scope, then
+   * fingerprint, as every entry point must.
+   *
+   * @throws KeyMissingError, KeyInvalidError, RequestInvalidError
+   */
+  identify(): { pk: string; fingerprint: string } {
+    const { request } = this;
+    let key: unknown;
+    try {
+      if (request.keyProblem) throw new KeyInvalidError(request.keyProblem);
+      key = request.key();
+      if (key === undefined || key === null || key === '') {
+        throw new KeyMissingError(`${request.keyLabel} is required for ${request.operation}`);
+      }
+      const problem = typeof key === 'string' ? keyProblem(key) : 'must be a string';
+      if (problem) throw new KeyInvalidError(`${request.keyLabel} ${problem}`);
+    } catch (error) {
+      // Whatever stops the key from being read (an unreadable body holding it, say) makes it invalid.
+      this.mark(error instanceof KeyMissingError ? 'missing_key' : 'invalid_key');
+      throw error;
+    }
+    this.key = key as string;
+    const pk = request.kind === 'message' ? messagePk(request.operation, this.key) : requestPk(this.tenant, request.operation, this.key);
+    this.requestHash = request.fingerprint();
+    return { pk, fingerprint: this.requestHash };
+  }
+
+  /** Sets the attempt's status and counts its metrics. */
+  mark(status: AttemptStatus, ...metrics: MetricName[]): void {
+    this.trace.status = status;
+    this.trace.metrics.push(...metrics);
+  }
+
+  /** Admits the attempt to run under the lease of `record`, its scope bound to the context. */
+  hold(record: JournalRecord, recovering: boolean, leaseMs: () => number): void {
+    this.trace.attempt = record.attempt;
+    const scope = new AttemptScope({
+      journal: this.journal,
+      record,
+      key: this.key as string,
+      scope: this.scopeName,
+      recovering,
+      leaseMs,
+      clock: this.settings.clock,
+    });
+    bindScope(this.context, scope);
+    this.admission = { kind: 'run', scope };
+  }
+
+  /**
+   * Admits the attempt to run without a lease (`effects: 'staged-only'`): its scope queues the
+   * writes that one transaction commits with the outcome once the handler returned.
+   */
+  holdStaged(pk: string, fingerprint: string): void {
+    this.trace.attempt = 1;
+    const { clock } = this.settings;
+    const scope = StagedOnlyScope.begin({ journal: this.journal, pk, fingerprint, nowEpochMs: clock(), key: this.key as string, scope: this.scopeName, clock });
+    bindScope(this.context, scope);
+    this.admission = { kind: 'run', scope };
+  }
+
+  /** Answers with a stored outcome, counted as a replay (or, for a queue, a suppressed duplicate). */
+  replay(response: unknown): void {
+    this.mark('replay', this.request.kind === 'message' ? MetricName.duplicateSuppressed : MetricName.replay);
+    this.answerWith(response);
+  }
+
+  /** Answers with an outcome stored by this attempt (a `recover` hook's), without counting a replay. */
+  answerWith(response: unknown): void {
+    this.release();
+    const marker = response && typeof response === 'object' ? (response as Record<string, { sizeBytes?: number }>)[MARKER] : undefined;
+    // The operation completed but its response could not be kept: say so rather than run it again.
+    if (marker) throw new ResponseTooLargeError(Number(marker.sizeBytes ?? 0));
+    this.admission = { kind: 'replay', response };
+  }
+
+  /** Refuses the attempt with a typed error (or the unexpected error that stopped it). */
+  refuse(error: unknown): void {
+    this.release();
+    this.admission = { kind: 'refused', error };
+  }
+
+  /** The scope of a running attempt. */
+  get scope(): AttemptScope {
+    if (this.admission.kind !== 'run') throw new IdempotencyError('no-scope', 'The attempt holds no lease');
+    return this.admission.scope;
+  }
+
+  /**
+   * Settles an attempt whose handler returned. `store` false (5xx, 408, 429) releases the
+   * record, or marks it `UNKNOWN` when an effect had begun; otherwise the outcome and the
+   * queued writes commit in one fenced write. A lost lease answers with the owner's outcome.
+   *
+   * @throws UniqueConflictError, WriteConflictError, JournalUnavailableError (staged writes not committed),
+   *   InProgressError or NeedsReviewError (lease lost and no outcome stored yet)
+   */
+  async complete(outcome: HandlerOutcome): Promise<RunResult> {
+    const scope = this.scope;
+    this.release();
+    if (scope instanceof StagedOnlyScope) return new StagedOnlyCommit(this, scope, this.settings).settle(outcome);
+    if (!outcome.store) {
+      await this.abandon();
+      return { kind: 'ran', response: outcome.response };
+    }
+    const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
+    const { ttlSeconds } = this.settings;
+    let stored = outcome.response;
+    try {
+      try {
+        await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
+      } catch (error) {
+        if (!(error instanceof ResponseTooLargeError)) throw error;
+        // The effect happened: the key completes with a marker, so it neither stays stuck nor runs again.
+        stored = this.notStored(error);
+        await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
+      }
+    } catch (error) {
+      return this.completionFailed(error, outcome.response);
+    }
+    this.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
+    this.settings.localCache?.remember({
+      pk: scope.pk,
+      fingerprint: scope.fingerprint,
+      response: { value: stored },
+      expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + ttlSeconds,
+    });
+    return { kind: 'ran', response: outcome.response };
+  }
+
+  /**
+   * Ends an attempt whose handler threw. A `LeaseLostError` (the handler's own fenced write
+   * was refused) answers with the outcome of the attempt that took over; any other error
+   * releases the record (or marks it `UNKNOWN` after `beginEffect`) and is thrown again.
+   */
+  async fail(error: unknown): Promise<RunResult> {
+    this.release();
+    if (this.scope instanceof StagedOnlyScope) {
+      // Nothing was written: the handler's error is the answer, and a retry runs again.
+      this.mark('released', MetricName.released);
+      throw error;
+    }
+    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    await this.abandon();
+    throw error;
+  }
+
+  /** Releases the record, or marks it `UNKNOWN` when an effect had begun; a lost lease leaves it to its new owner. */
+  async abandon(): Promise<void> {
+    const scope = this.scope;
+    this.release();
+    if (scope instanceof StagedOnlyScope) return this.mark('released', MetricName.released);
+    try {
+      if (scope.effectStarted) {
+        await this.journal.markUnknown(scope.pk, scope.leaseToken);
+        this.mark('unknown', MetricName.unknownAfterEffect);
+      } else {
+        await this.journal.release(scope.pk, scope.leaseToken);
+        this.mark('released', MetricName.released);
+      }
+    } catch (error) {
+      if (error instanceof LeaseLostError) return this.mark('lease_lost');
+      // The lease resolves it like a crash would: the error that made us abandon matters more.
+      this.mark('journal_unavailable', MetricName.journalError);
+    }
+  }
+
+  /** Writes the attempt's log line and metrics, once, with the answer the entry point gave. */
+  finish(answer: { readonly responseCode?: number; readonly resourceId?: string } = {}): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.release();
+    if (this.admission.kind === 'run') {
+      const first = Object.values(this.admission.scope.evidence)[0];
+      this.trace.downstreamReference = first === undefined ? undefined : String(first);
+    }
+    this.trace.journalCalls = this.journal.calls;
+    const identity = {
+      requestId: this.context?.awsRequestId,
+      tenant: this.request.kind === 'request' ? this.tenant : undefined,
+      operation: this.request.operation,
+      key: this.key,
+      requestHash: this.requestHash,
+      ...answer,
+    };
+    this.telemetry.emit(identity, this.trace, this.startedAtEpochMs, this.settings.clock());
+    this.annotate();
+  }
+
+  /** Annotates the current trace segment with what the attempt met (never with the key). */
+  private annotate(): void {
+    const { tracer } = this.settings;
+    if (!tracer) return;
+    try {
+      if (this.trace.status) tracer.putAnnotation('idempotency_status', this.trace.status);
+      if (this.trace.attempt !== undefined) tracer.putAnnotation('attempt', this.trace.attempt);
+    } catch {
+      // Tracing must not turn a correct answer into a failure.
+    }
+  }
+
+  /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
+  notStored(error: ResponseTooLargeError): unknown {
+    return { [MARKER]: { sizeBytes: error.sizeBytes } };
+  }
+
+  private get tenant(): string {
+    return this.request.tenant ?? '-';
+  }
+
+  /** `<tenant>#<operation>`, or the consumer of a queue. */
+  private get scopeName(): string {
+    return this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
+  }
+
+  /** The scope stops answering `idempotencyOf(context)` once the attempt is being settled. */
+  private release(): void {
+    if (this.context) unbindScope(this.context);
+  }
+
+  private async completionFailed(error: unknown, response: unknown): Promise<RunResult> {
+    const scope = this.scope;
+    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
+      this.trace.metrics.push(MetricName.commitConflict);
+      try {
+        if (scope.effectStarted) await this.journal.markUnknown(scope.pk, scope.leaseToken);
+        else await this.journal.release(scope.pk, scope.leaseToken);
+      } catch {
+        this.trace.metrics.push(MetricName.journalError);
+      }
+      this.mark('conflict');
+      throw error;
+    }
+    if (!(error instanceof JournalUnavailableError)) {
+      // Not a storage failure (a staged item the journal cannot apply, say): the caller's bug surfaces as is.
+      await this.abandon();
+      throw error;
+    }
+    this.trace.metrics.push(MetricName.journalError);
+    if (scope.hasWrites) {
+      // Nothing committed: the caller must retry, and the lease will let that retry in.
+      this.mark('journal_unavailable');
+      throw error;
+    }
+    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
+    return { kind: 'ran', response };
+  }
+
+  /** The stored outcome of the attempt that took over, never this attempt's own. */
+  private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
+    this.mark('lease_lost');
+    const stored = error.existing;
+    if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
+    const current = await this.journal.get(this.scope.pk).catch(() => undefined);
+    if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
+    throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
+  }
+}

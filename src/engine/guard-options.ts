@@ -1,0 +1,180 @@
+import { assertKnownOptions, InvalidOptionsError, readFunction, readNumber, readOneOf, readString } from '../core/index.js';
+import type { Journal } from '../journal/index.js';
+import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
+import { LocalCache } from './local-cache.js';
+import type { IdempotencyScope } from './scope.js';
+
+/** What a `recover` hook decides for a record whose effect may have happened. */
+export type RecoveryDecision = { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
+
+/**
+ * What the previous idempotency library holds for a request: a completed outcome to replay, a
+ * live execution, a record for another payload, or nothing that stops the handler (`reason` says why).
+ */
+export type LegacyDecision =
+  | { readonly kind: 'replay'; readonly response: unknown }
+  | { readonly kind: 'in-progress' }
+  | { readonly kind: 'mismatch' }
+  | { readonly kind: 'none'; readonly reason: 'absent' | 'expired' | 'in-progress-expired' | 'no-key' | 'window-closed' };
+
+/**
+ * Reads the previous library's record for the event its key derivation reads (the raw Lambda
+ * event, or the function's input); calls `countCall` once per storage call it makes.
+ */
+export type LegacyLookup = (legacyEvent: unknown, countCall: () => void) => Promise<LegacyDecision>;
+
+/** Options every guarded entry point accepts (HTTP middleware, function wrapper, SQS consumer). */
+export interface GuardOptions extends TelemetryOptions {
+  /** Where records live: a `DynamoDBJournal` in Lambda, a `MemoryJournal` in unit tests. */
+  readonly journal: Journal;
+  /**
+   * How long a completed outcome is replayed, in seconds.
+   * @default 86400
+   */
+  readonly ttlSeconds?: number;
+  /**
+   * Lease of an attempt, in milliseconds.
+   * @default the Lambda's remaining time + 1000 (30000 without a context)
+   */
+  readonly leaseMs?: number;
+  /**
+   * What a duplicate meets while the first attempt holds its lease: `reject` answers at once,
+   * `wait` polls until the outcome is stored (bounded by `waitMs` and the Lambda's remaining time).
+   * @default 'reject'
+   */
+  readonly inProgress?: 'reject' | 'wait';
+  /**
+   * Longest wait of the `wait` policy, in milliseconds.
+   * @default 5000
+   */
+  readonly waitMs?: number;
+  /**
+   * `Retry-After` sent with an in-progress answer, in seconds.
+   * @default 1
+   */
+  readonly retryAfterSeconds?: number;
+  /**
+   * Decides what to do when a retry finds that an earlier attempt began its effect and vanished.
+   * @default undefined (such records become `UNKNOWN` and answer `needs-review`)
+   * @example
+   * recover: async (scope) => (await rail.find(scope.deriveKey('charge')))
+   *   ? { outcome: 'completed', response: { statusCode: 201, body: '...' } }
+   *   : { outcome: 'rerun' }
+   */
+  readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
+  /**
+   * Keeps completed outcomes in the container, so warm replays cost no DynamoDB call.
+   * @default undefined (off)
+   */
+  readonly localCache?: { readonly maxItems: number };
+  /**
+   * What the handler's effects are. `'any'` (the leased protocol): the key is reserved before
+   * the handler runs, and the handler may call anything (mark external effects with
+   * `beginEffect`). `'staged-only'`: the handler changes nothing but DynamoDB items, all
+   * queued with `stage`, `publish` and `claimUnique`; it runs first, and one
+   * `TransactWriteItems` commits its writes with the outcome and claims the key — a new key
+   * costs one DynamoDB call, and concurrent duplicates get the winner's outcome instead of 409.
+   * The handler may run more than once (only one run commits); `beginEffect`,
+   * `recordEvidence` and `heartbeat` reject with `StagedOnlyError`.
+   * @default 'any'
+   * @example httpIdempotency({ journal, effects: 'staged-only' })
+   */
+  readonly effects?: 'any' | 'staged-only';
+  /**
+   * Epoch milliseconds now, for lease and expiry decisions.
+   * @default Date.now
+   */
+  readonly clock?: () => number;
+}
+
+/** Settings every attempt of one guard shares, resolved once from its options. */
+export interface EngineSettings {
+  readonly journal: Journal;
+  readonly ttlSeconds: number;
+  /** Undefined: the lease follows the Lambda's remaining time. */
+  readonly leaseMs?: number;
+  readonly inProgress: 'reject' | 'wait';
+  readonly waitMs: number;
+  readonly retryAfterSeconds: number;
+  readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
+  /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
+  readonly storedFormOf?: (response: unknown) => unknown;
+  readonly localCache?: LocalCache;
+  /** `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see `GuardOptions.effects`). */
+  readonly effects: 'any' | 'staged-only';
+  /** During a migration, reads what the previous idempotency library holds for a request whose key was just reserved. */
+  readonly legacyLookup?: LegacyLookup;
+  readonly tracer?: TracerLike;
+  readonly clock: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** Defaults of {@link GuardOptions}. */
+export const DEFAULT_GUARD_OPTIONS = Object.freeze({
+  ttlSeconds: 86_400,
+  inProgress: 'reject',
+  waitMs: 5_000,
+  retryAfterSeconds: 1,
+  effects: 'any',
+  clock: Date.now,
+} as const);
+
+/** Names of {@link GuardOptions}, for unknown-option checks. */
+export const GUARD_OPTION_NAMES = Object.freeze([
+  'journal',
+  'ttlSeconds',
+  'leaseMs',
+  'inProgress',
+  'waitMs',
+  'retryAfterSeconds',
+  'recover',
+  'localCache',
+  'effects',
+  'clock',
+  'metrics',
+  'logger',
+  'namespace',
+  'tracer',
+] as const);
+
+/**
+ * Checks a factory's options (unknown names included: `known` lists the factory's own names
+ * besides the shared ones) and resolves the shared ones into engine settings.
+ *
+ * @throws InvalidOptionsError naming the factory and the option
+ */
+export function resolveGuardOptions(factory: string, options: GuardOptions, known: readonly string[]): EngineSettings {
+  assertKnownOptions(factory, options, [...GUARD_OPTION_NAMES, ...known]);
+  const journal = options.journal as Partial<Journal> | undefined;
+  if (!journal || typeof journal.reserve !== 'function' || typeof journal.complete !== 'function') {
+    throw new InvalidOptionsError(`${factory}: option 'journal' must be a DynamoDBJournal or MemoryJournal`);
+  }
+  const localCache = options.localCache;
+  if (localCache !== undefined && (localCache === null || typeof localCache !== 'object' || localCache.maxItems === undefined)) {
+    throw new InvalidOptionsError(`${factory}: option 'localCache' needs maxItems`);
+  }
+  readString(factory, 'namespace', options.namespace, undefined);
+  const tracer = options.tracer;
+  if (tracer !== undefined && (tracer === null || typeof tracer.putAnnotation !== 'function')) {
+    throw new InvalidOptionsError(`${factory}: option 'tracer' must be a Powertools Tracer`);
+  }
+  const effects = readOneOf(factory, 'effects', options.effects, DEFAULT_GUARD_OPTIONS.effects, ['any', 'staged-only']);
+  if (effects === 'staged-only' && options.recover !== undefined) {
+    // No attempt holds a lease or begins an effect in that mode, so the hook could never be asked.
+    throw new InvalidOptionsError(`${factory}: option 'recover' does not apply with effects: 'staged-only'`);
+  }
+  return {
+    journal: options.journal,
+    ttlSeconds: readNumber(factory, 'ttlSeconds', options.ttlSeconds, DEFAULT_GUARD_OPTIONS.ttlSeconds, { min: 1, integer: true }),
+    leaseMs: readNumber(factory, 'leaseMs', options.leaseMs, undefined, { min: 1 }),
+    inProgress: readOneOf(factory, 'inProgress', options.inProgress, DEFAULT_GUARD_OPTIONS.inProgress, ['reject', 'wait']),
+    waitMs: readNumber(factory, 'waitMs', options.waitMs, DEFAULT_GUARD_OPTIONS.waitMs),
+    retryAfterSeconds: readNumber(factory, 'retryAfterSeconds', options.retryAfterSeconds, DEFAULT_GUARD_OPTIONS.retryAfterSeconds),
+    recover: readFunction(factory, 'recover', options.recover, undefined),
+    effects,
+    localCache: localCache ? new LocalCache(readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true })) : undefined,
+    tracer,
+    clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+}

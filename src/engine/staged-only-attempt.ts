@@ -1,0 +1,223 @@
+import {
+  InProgressError,
+  JournalUnavailableError,
+  NeedsReviewError,
+  PayloadMismatchError,
+  ResponseTooLargeError,
+  StagedOnlyError,
+  UniqueConflictError,
+  WriteConflictError,
+} from '../core/index.js';
+import {
+  isClaimableByCommit,
+  isExpired,
+  newLeaseToken,
+  RecordStatus,
+  type Evidence,
+  type Journal,
+  type JournalRecord,
+  type StagedCommit,
+  type StagedCommitResult,
+} from '../journal/index.js';
+import { MetricName, type AttemptStatus, type AttemptTrace } from '../telemetry/index.js';
+import type { EngineSettings } from './guard-options.js';
+import { AttemptScope, type AttemptScopeInit } from './scope.js';
+
+/** How often a commit cancelled by a concurrent transaction is read and decided again before the attempt answers 503. */
+const MAX_COMMIT_RACES = 3;
+/** Upper bound of the first jittered pause after a cancelled commit, in milliseconds; it doubles per race. */
+const RACE_PAUSE_MS = 10;
+
+/**
+ * The scope of a staged-only attempt: it queues writes like a leased scope, but holds no lease,
+ * so the lease operations reject. Its record is the one the attempt will commit: ids derive
+ * from when the attempt began, and only the run that commits keeps them.
+ */
+export class StagedOnlyScope extends AttemptScope {
+  /** The scope of an attempt on `pk` that began at `nowEpochMs`, with a fresh commit token. */
+  static begin(
+    init: Omit<AttemptScopeInit, 'record' | 'recovering' | 'leaseMs'> & {
+      readonly pk: string;
+      readonly fingerprint: string;
+      readonly nowEpochMs: number;
+    },
+  ): StagedOnlyScope {
+    const { pk, fingerprint, nowEpochMs, ...rest } = init;
+    const record: JournalRecord = {
+      pk,
+      status: RecordStatus.inProgress,
+      fingerprint,
+      leaseToken: newLeaseToken(),
+      leaseUntilEpochMs: nowEpochMs,
+      attempt: 1,
+      createdAtEpochMs: nowEpochMs,
+      updatedAtEpochMs: nowEpochMs,
+      evidence: {},
+      effectStarted: false,
+    };
+    return new StagedOnlyScope({ ...rest, record, recovering: false, leaseMs: () => 0 });
+  }
+
+  override async beginEffect(): Promise<void> {
+    throw new StagedOnlyError('beginEffect');
+  }
+
+  override async recordEvidence(_refs: Evidence): Promise<void> {
+    throw new StagedOnlyError('recordEvidence');
+  }
+
+  override async heartbeat(): Promise<void> {
+    throw new StagedOnlyError('heartbeat');
+  }
+}
+
+/** What the staged-only commit needs of the attempt it settles (an `Attempt`). */
+export interface StagedOnlyHost {
+  /** The attempt's view of the journal (calls counted). */
+  readonly journal: Journal;
+  readonly trace: AttemptTrace;
+  mark(status: AttemptStatus, ...metrics: MetricName[]): void;
+  /** Answers with a stored outcome, counted as a replay (or a suppressed duplicate). */
+  replay(response: unknown): void;
+  /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
+  notStored(error: ResponseTooLargeError): unknown;
+}
+
+/**
+ * The end of a staged-only attempt whose handler returned: one `TransactWriteItems` commits
+ * its staged writes, claims and outbox events with the `COMPLETED` record, conditioned on the
+ * key being free. When the record's condition fails, the record found decides (replay, 422,
+ * 409), whatever the staged writes' own reasons; a concurrent commit is read and decided
+ * again. `ran`: the handler's own answer stands (committed, or not stored: 5xx, 408, 429);
+ * `superseded`: the outcome another run committed answers.
+ *
+ * @throws PayloadMismatchError, InProgressError, NeedsReviewError, WriteConflictError,
+ *   UniqueConflictError, JournalUnavailableError (nothing committed), ResponseTooLargeError
+ *   (the winner's outcome could not be stored), or the error of a staged write DynamoDB refused
+ */
+export class StagedOnlyCommit {
+  constructor(
+    private readonly host: StagedOnlyHost,
+    private readonly scope: StagedOnlyScope,
+    private readonly settings: EngineSettings,
+  ) {}
+
+  async settle(outcome: {
+    readonly store: boolean;
+    readonly response: unknown;
+  }): Promise<{ kind: 'ran' | 'superseded'; response: unknown }> {
+    if (!outcome.store) {
+      this.host.mark('released', MetricName.released);
+      return { kind: 'ran', response: outcome.response };
+    }
+    const { clock } = this.settings;
+    let over: StagedCommit['over'] = 'absent';
+    let replaced: JournalRecord | undefined;
+    for (let races = 0; ;) {
+      let stored = outcome.response;
+      let result: StagedCommitResult;
+      try {
+        result = await this.send(stored, over).catch((error: unknown) => {
+          if (!(error instanceof ResponseTooLargeError)) throw error;
+          // Refused before anything was sent: the writes and the record commit, and replays say why they cannot answer.
+          stored = this.host.notStored(error);
+          return this.send(stored, over);
+        });
+      } catch (error) {
+        throw this.failed(error);
+      }
+      if (result.kind === 'committed') return this.committed(stored, replaced, outcome.response);
+      let found: JournalRecord | undefined;
+      if (result.kind === 'refused') {
+        found = result.record;
+      } else {
+        // Cancelled by a concurrent transaction: once it has landed, the record it wrote decides.
+        if (++races > MAX_COMMIT_RACES)
+          throw this.failed(new JournalUnavailableError(`The commit met a concurrent transaction ${races} times`));
+        await this.settings.sleep(Math.random() * RACE_PAUSE_MS * 2 ** races);
+        found = await this.host.journal.get(this.scope.pk).catch((error: unknown) => {
+          throw this.failed(error);
+        });
+        // An SDK resend of ours, cancelled by our own commit still in flight: the record is ours.
+        if (found?.leaseToken === this.scope.leaseToken) return this.committed(stored, replaced, outcome.response);
+      }
+      if (!found) continue;
+      if (!isClaimableByCommit(found, clock())) return this.decide(found);
+      // Past its expiresAt, or left by a leased attempt before any effect: commit again, over that record only.
+      if (over === 'claimable' && result.kind === 'refused' && ++races > MAX_COMMIT_RACES)
+        throw this.failed(new JournalUnavailableError('The commit kept meeting changed records'));
+      over = 'claimable';
+      replaced = found;
+    }
+  }
+
+  private send(response: unknown, over: StagedCommit['over']): Promise<StagedCommitResult> {
+    const { scope } = this;
+    return this.host.journal.commitStaged({
+      pk: scope.pk,
+      fingerprint: scope.fingerprint,
+      commitToken: scope.leaseToken,
+      createdAtEpochMs: scope.createdAtEpochMs,
+      response,
+      ttlSeconds: this.settings.ttlSeconds,
+      writes: { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox },
+      over,
+    });
+  }
+
+  private committed(
+    stored: unknown,
+    replaced: JournalRecord | undefined,
+    response: unknown,
+  ): { kind: 'ran'; response: unknown } {
+    const { clock, ttlSeconds, localCache } = this.settings;
+    const { host, scope } = this;
+    if (!replaced) host.mark('new', MetricName.newRequest);
+    else if (isExpired(replaced.expiresAtEpochSeconds, clock()))
+      host.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
+    else host.mark('recovered', MetricName.newRequest, MetricName.leaseTakeover);
+    host.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
+    localCache?.remember({
+      pk: scope.pk,
+      fingerprint: scope.fingerprint,
+      response: { value: stored },
+      expiresAtEpochSeconds: Math.floor(clock() / 1000) + ttlSeconds,
+    });
+    return { kind: 'ran', response };
+  }
+
+  /** What a record this attempt could not claim means for it: a mismatch wins over every state. */
+  private decide(record: JournalRecord): { kind: 'superseded'; response: unknown } {
+    const { host } = this;
+    host.trace.attempt = record.attempt;
+    if (record.fingerprint !== this.scope.fingerprint) {
+      host.mark('mismatch', MetricName.payloadMismatch);
+      throw new PayloadMismatchError(record);
+    }
+    if (record.status === RecordStatus.completed) {
+      this.settings.localCache?.remember(record);
+      host.replay(record.response?.value);
+      return { kind: 'superseded', response: record.response?.value };
+    }
+    if (
+      record.status === RecordStatus.unknown ||
+      (record.effectStarted && record.leaseUntilEpochMs < this.settings.clock())
+    ) {
+      // A leased attempt began an effect and may have vanished: only its own protocol, or an operator, may decide.
+      host.mark('unknown');
+      throw new NeedsReviewError(record);
+    }
+    host.mark('in_progress', MetricName.inProgressCollision);
+    throw new InProgressError(this.settings.retryAfterSeconds, record);
+  }
+
+  private failed(error: unknown): unknown {
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError)
+      this.host.mark('conflict', MetricName.commitConflict);
+    // Fail closed: nothing committed, and the caller's retry runs again.
+    else if (error instanceof JournalUnavailableError) this.host.mark('journal_unavailable', MetricName.journalError);
+    // A staged write DynamoDB refused: the handler's failure, and nothing was written.
+    else this.host.mark('released', MetricName.released);
+    return error;
+  }
+}

@@ -1,0 +1,126 @@
+import { JournalCondition } from './conditions.js';
+import { hash } from 'node:crypto';
+import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
+import { UniqueConflictError, WriteConflictError } from '../core/index.js';
+import { toJournalError } from './dynamodb-errors.js';
+import type { ItemCalls } from './item-calls.js';
+import { outboxItem, uniqueItem } from './items.js';
+import type { StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import { recordFromItem, type JournalItem } from './record-item.js';
+import type { ResponseChunks } from './response-chunks.js';
+import { RecordStatus } from './schema.js';
+import { stagedCommitCondition, stagedCommitItems } from './staged-commit.js';
+
+type CancellationReason = { Code?: string; Item?: Record<string, unknown> };
+type AwsError = { name?: string; CancellationReasons?: CancellationReason[] };
+
+/** Cancellation codes that say DynamoDB was too busy: the journal could not answer, nothing committed. */
+const BUSY_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+/** Errors about the request itself (a staged write naming a missing table, a key of the wrong type): the handler's failure. */
+const REJECTED_REQUEST_ERRORS = new Set(['ValidationException', 'ResourceNotFoundException']);
+
+/** Where a staged commit goes: the journal table and its calls. */
+export interface StagedCommitTarget {
+  readonly tableName: string;
+  readonly calls: ItemCalls;
+  readonly chunks: ResponseChunks;
+}
+
+/** A conditional `Put` that fails when the item exists, returning the item held. */
+export function putIfAbsent(tableName: string, item: Record<string, unknown>): TransactItem {
+  const put = {
+    TableName: tableName,
+    Item: item,
+    ConditionExpression: JournalCondition.itemAbsent,
+    ExpressionAttributeNames: { '#pk': 'pk' },
+  };
+  // The item already there comes back with the cancellation, so a conflict can say who holds it.
+  return { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] };
+}
+
+/**
+ * Commits a staged-only attempt in one `TransactWriteItems`: the `COMPLETED` record (its
+ * condition first, so its cancellation reason is item 0), uniqueness claims, outbox events,
+ * the handler's staged writes, then the chunks of a large response.
+ */
+export async function commitStagedOnDynamoDB(
+  target: StagedCommitTarget,
+  commit: StagedCommit,
+  nowEpochMs: number,
+): Promise<StagedCommitResult> {
+  const { tableName, calls } = target;
+  const { writes } = commit;
+  const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
+  const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(commit.over, nowEpochMs) };
+  const items: TransactItem[] = [
+    { Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as unknown as TransactItem['Put'] },
+    ...writes.uniqueClaims.map((claim) => putIfAbsent(tableName, uniqueItem(claim, commit.pk, nowEpochMs))),
+    ...writes.outbox.map((event) => putIfAbsent(tableName, outboxItem(event, commit.pk))),
+    ...writes.staged,
+    ...chunks.map((chunk) => ({ Put: { TableName: tableName, Item: chunk } })),
+  ];
+  try {
+    // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
+    await calls.transactWrite(items, hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36));
+    return { kind: 'committed' };
+  } catch (error) {
+    const held = recordHeld(error);
+    if (!held)
+      return classify(
+        error,
+        {
+          claims: writes.uniqueClaims.length,
+          stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length,
+          staged: writes.staged.length,
+        },
+        commit,
+      );
+    const found = recordFromItem(held);
+    // A resend of ours that had landed, once the token's window is over: the record is our own.
+    if (found.leaseToken === commit.commitToken) return { kind: 'committed' };
+    const replayable = found.status === RecordStatus.completed && found.fingerprint === commit.fingerprint;
+    return { kind: 'refused', record: replayable ? await target.chunks.attach(held, found) : found };
+  }
+}
+
+/** The record returned with a cancellation on the record's own condition. */
+function recordHeld(error: unknown): JournalItem | undefined {
+  const reason =
+    (error as AwsError)?.name === 'TransactionCanceledException'
+      ? (error as AwsError).CancellationReasons?.[0]
+      : undefined;
+  return reason?.Code === 'ConditionalCheckFailed' && reason.Item
+    ? fromAttributeMap(reason.Item as AttributeMap)
+    : undefined;
+}
+
+/**
+ * Why a staged commit whose record condition held was cancelled. A concurrent transaction
+ * wins over every other reason: once it has landed, the record may decide.
+ */
+function classify(
+  error: unknown,
+  layout: { claims: number; stagedOffset: number; staged: number },
+  commit: StagedCommit,
+): StagedCommitResult {
+  const name = (error as AwsError)?.name;
+  if (name === 'TransactionInProgressException') return { kind: 'raced' };
+  if (name && REJECTED_REQUEST_ERRORS.has(name)) throw error;
+  const reasons = name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
+  if (!reasons) throw toJournalError(error, 'commitStaged');
+  const code = (i: number) => reasons[i]?.Code;
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'raced' };
+  for (let i = 0; i < layout.claims; i++) {
+    if (code(1 + i) !== 'ConditionalCheckFailed') continue;
+    const claim = commit.writes.uniqueClaims[i];
+    const held = reasons[1 + i].Item;
+    throw new UniqueConflictError(claim.name, claim.value, held ? fromAttributeMap(held as AttributeMap) : undefined);
+  }
+  for (let i = 0; i < layout.staged; i++) {
+    if (code(layout.stagedOffset + i) === 'ConditionalCheckFailed') throw new WriteConflictError(i, { cause: error });
+  }
+  if (reasons.some((reason) => BUSY_CODES.has(reason.Code ?? ''))) throw toJournalError(error, 'commitStaged');
+  // A staged write DynamoDB cannot apply (ValidationError on its item) is the handler's failure, not an outage.
+  for (let i = 0; i < layout.staged; i++) if (code(layout.stagedOffset + i) === 'ValidationError') throw error;
+  throw toJournalError(error, 'commitStaged');
+}
