@@ -1,4 +1,3 @@
-/* global module */
 /**
  * Which way dependencies may point (run by `npm run lint`):
  * core (leaf) <- journal <- engine <- entry points (http, function, sqs); telemetry beside the
