@@ -7,7 +7,8 @@
  *     external effect, recordEvidence, fenced completion with staged writes, release, mark
  *     UNKNOWN, and the recover hook's decision (completed / rerun / review, or it throws);
  *   - NSTAGED staged-only attempts (effects: 'staged-only'): the handler runs first, then one
- *     transaction commits its writes and the COMPLETED record if the record is claimable;
+ *     transaction commits its writes and the COMPLETED record if the key is free, or held by a
+ *     lease that ended before any effect began;
  *   - an operator (`idemkit resolve`: completed or released);
  *   - DynamoDB TTL, which may delete a record past its expiresAt at any time;
  *   - time, which may pass at any moment: a lease ends, a record passes its expiresAt.
@@ -188,6 +189,15 @@ inline drop_record() {
   exists = false; status = 0; tok = 0; live = false; hasEx = false; expired = false; outlives = false; eff = false
 }
 
+/*
+ * The record leaves without its owner or an operator deciding it (TTL, a claim over it, a
+ * foreign delete): never while an effect may have happened without an outcome.
+ */
+inline drop_unowned() {
+  ASSERT_UNKNOWN(!(status == UNK || (eff && status != DONE)));
+  drop_record()
+}
+
 /* Another token takes the record. */
 inline hand_over(t) {
   keep_check();
@@ -231,7 +241,7 @@ reserve:
     if
     :: RESERVE_GUARD ->
        if
-       :: exists -> drop_record()
+       :: exists -> drop_unowned()
        :: else -> skip
        fi;
        /* expiresAt = leaseAwareExpiry: never before the lease ends */
@@ -315,7 +325,7 @@ busy:
   /* Powertools 2.35's Middy onError: the rejected duplicate deletes the record it never acquired */
   atomic {
     if
-    :: exists -> drop_record()
+    :: exists -> drop_unowned()
     :: else -> skip
     fi
   };
@@ -454,7 +464,7 @@ proctype Staged(byte me) {
     if
     :: G_STAGED_CLAIMABLE ->
        if
-       :: exists -> drop_record()
+       :: exists -> drop_unowned()
        :: else -> skip
        fi;
        exists = true; status = DONE; tok = me; live = false; hasEx = true; expired = false; outlives = false; eff = false;
@@ -496,8 +506,7 @@ end:
   do
   :: atomic {
        exists && PAST_EXPIRY ->
-       ASSERT_UNKNOWN(status != UNK);
-       drop_record()
+       drop_unowned()
      }
   od
 }

@@ -20,6 +20,8 @@ export {
   InvalidOptionsError,
   ResponseTooLargeError,
   StagedOnlyError,
+  ResponseNotSerializableError,
+  StagedWriteError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   IdemkitEnvironment,

@@ -21,7 +21,7 @@ export interface FingerprintSize {
 
 /** The hashing paths measured, each on the same event. */
 export const FINGERPRINT_PATHS = {
-  idemkitMiddleware: "idemkit, the middleware's path: UTF-8 check, JSON.parse, duplicate-key/precision scan, RFC 8785 canonical JSON, SHA-256",
+  idemkitMiddleware: "idemkit, the middleware's path: well-formed text check, JSON.parse, precision and duplicate-key checks, RFC 8785 canonical JSON, SHA-256",
   idemkitParseAndHash: 'idemkit, JSON.parse + fingerprintOf (canonical JSON + SHA-256) only',
   powertoolsBody: "Powertools getHashedPayload with payloadValidationJmesPath 'body': JMESPath search, deepSort, JSON.stringify of the body string, md5",
   powertoolsJsonBody: "Powertools getHashedPayload with 'powertools_json(body)' (compares by value like idemkit; not the configured setup)",

@@ -48,7 +48,7 @@ export const PROPERTIES: readonly PropertyCheck[] = [
   },
   {
     name: 'unknown-never-expires',
-    meaning: 'an UNKNOWN record, or one whose effect began and has no outcome, has no expiresAt, so neither TTL nor a reservation removes it',
+    meaning: 'an UNKNOWN record, or one whose effect began and has no outcome, has no expiresAt and leaves only by its owner or an operator: no TTL, reservation or staged-only commit removes it',
     defines: [...SAFETY_CONFIG, '-DCHECK_UNKNOWN'],
     panBuild: SAFETY_BUILD,
     panArgs: SAFETY_SEARCH,

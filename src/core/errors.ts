@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   'journal-unavailable': { title: 'The idempotency journal is unavailable', status: 503 },
   'invalid-request': { title: 'The request cannot be processed safely', status: 400 },
   'response-too-large': { title: 'The operation completed but its response was too large to store', status: 500 },
+  'response-not-serializable': { title: 'The operation completed but its response cannot be represented as JSON', status: 500 },
+  'staged-write-failed': { title: 'A write the handler queued was refused', status: 500 },
   'lease-lost': { title: 'The lease on this idempotency record was taken over', status: 409 },
   'journal-error': { title: 'The idempotency journal failed after the operation ran', status: 500 },
   'not-resolvable': { title: 'The record cannot be resolved in its current state', status: 409 },
@@ -26,8 +28,8 @@ export const ERROR_CODES = {
   'unknown-key': { title: 'No record with this key', status: 404 },
   'unknown-table': { title: 'The journal table does not exist', status: 500 },
   'missing-credentials': { title: 'No AWS credentials were found', status: 500 },
-  'missing-dependency': { title: 'An optional peer dependency this destination needs is not installed', status: 500 },
   'staged-only': { title: 'The operation is not available to a staged-only handler', status: 500 },
+  'missing-dependency': { title: 'An optional peer dependency this destination needs is not installed', status: 500 },
 } as const satisfies Record<string, { readonly title: string; readonly status: number }>;
 
 /** A stable machine-readable error code (see {@link ERROR_CODES}). */
@@ -120,6 +122,24 @@ export class WriteConflictError extends IdempotencyError {
   }
 }
 
+/**
+ * A write the handler queued (`stage`, `claimUnique`, `publish`) was refused for a reason of
+ * its own (its table missing, a validation error, no permission on its table): nothing
+ * committed, and the attempt failed as if the handler had thrown, so the record was
+ * released (or marked `UNKNOWN` after `beginEffect`).
+ */
+export class StagedWriteError extends IdempotencyError {
+  constructor(
+    /** The refused write: `staged write #<i> (table <name>)`, `uniqueness claim '<name>'`, `outbox event #<i>`, or the staged tables when DynamoDB does not say which. */
+    readonly item: string,
+    /** DynamoDB's reason (`ResourceNotFoundException`, `ValidationError`, ...). */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('staged-write-failed', `${item[0].toUpperCase()}${item.slice(1)} failed: ${reason}`, options);
+  }
+}
+
 /** The journal could not be reached (after the SDK's own retries). */
 export class JournalUnavailableError extends IdempotencyError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -170,5 +190,16 @@ export class ResponseTooLargeError extends IdempotencyError {
 export class StagedOnlyError extends IdempotencyError {
   constructor(readonly operation: string) {
     super('staged-only', `${operation}() is not available with effects: 'staged-only' (no lease is held, and external effects are outside its promise); use effects: 'any'`);
+  }
+}
+
+/**
+ * A result or response JSON cannot carry (a BigInt, a cycle, a throwing `toJSON`). The
+ * operation ran, so its record completes without a stored result and it never runs again
+ * for that key; the first call and every replay get this error.
+ */
+export class ResponseNotSerializableError extends IdempotencyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('response-not-serializable', message, options);
   }
 }

@@ -8,6 +8,7 @@ import {
   keyProblem,
   LeaseLostError,
   NeedsReviewError,
+  ResponseNotSerializableError,
   ResponseTooLargeError,
   UniqueConflictError,
   WriteConflictError,
@@ -36,6 +37,8 @@ export interface AttemptRequest {
   readonly keyLabel: string;
   /** A problem the entry point found while reading the key (two different headers, say). */
   readonly keyProblem?: string;
+  /** Why the tenant or operation could not be read (checked after the key, before the fingerprint). */
+  readonly scopeError?: unknown;
   /** Hex fingerprint of the request; read only once the key passed its checks. */
   readonly fingerprint: () => string;
   /** What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input. */
@@ -115,6 +118,7 @@ export class Attempt {
       throw error;
     }
     this.key = key as string;
+    if (request.scopeError) throw request.scopeError;
     const pk = request.kind === 'message' ? messagePk(request.operation, this.key) : requestPk(this.tenant, request.operation, this.key);
     this.requestHash = request.fingerprint();
     return { pk, fingerprint: this.requestHash };
@@ -163,9 +167,7 @@ export class Attempt {
   /** Answers with an outcome stored by this attempt (a `recover` hook's), without counting a replay. */
   answerWith(response: unknown): void {
     this.release();
-    const marker = response && typeof response === 'object' ? (response as Record<string, { sizeBytes?: number }>)[MARKER] : undefined;
-    // The operation completed but its response could not be kept: say so rather than run it again.
-    if (marker) throw new ResponseTooLargeError(Number(marker.sizeBytes ?? 0));
+    assertStoredResponse(response);
     this.admission = { kind: 'replay', response };
   }
 
@@ -200,12 +202,14 @@ export class Attempt {
     const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
     const { ttlSeconds } = this.settings;
     let stored = outcome.response;
+    let unserializable: ResponseNotSerializableError | undefined;
     try {
       try {
         await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
       } catch (error) {
-        if (!(error instanceof ResponseTooLargeError)) throw error;
-        // The effect happened: the key completes with a marker, so it neither stays stuck nor runs again.
+        if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError)) throw error;
+        // The effect happened: the key completes with a marker (and the queued writes), so it neither stays stuck nor runs again.
+        if (error instanceof ResponseNotSerializableError) unserializable = error;
         stored = this.notStored(error);
         await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
       }
@@ -219,6 +223,8 @@ export class Attempt {
       response: { value: stored },
       expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + ttlSeconds,
     });
+    // A first caller gets what every replay will get; only a response too large to store still reaches it.
+    if (unserializable) throw unserializable;
     return { kind: 'ran', response: outcome.response };
   }
 
@@ -294,8 +300,8 @@ export class Attempt {
   }
 
   /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
-  notStored(error: ResponseTooLargeError): unknown {
-    return { [MARKER]: { sizeBytes: error.sizeBytes } };
+  notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown {
+    return { [MARKER]: error instanceof ResponseTooLargeError ? { sizeBytes: error.sizeBytes } : { code: error.code, reason: error.message } };
   }
 
   private get tenant(): string {
@@ -327,7 +333,8 @@ export class Attempt {
       throw error;
     }
     if (!(error instanceof JournalUnavailableError)) {
-      // Not a storage failure (a staged item the journal cannot apply, say): the caller's bug surfaces as is.
+      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record is let go.
+      this.trace.failure = error as Error;
       await this.abandon();
       throw error;
     }
@@ -345,9 +352,24 @@ export class Attempt {
   private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
     this.mark('lease_lost');
     const stored = error.existing;
-    if (stored?.status === RecordStatus.completed && stored.response) return { kind: 'superseded', response: stored.response.value };
+    if (stored?.status === RecordStatus.completed && stored.response) return superseded(stored.response.value);
     const current = await this.journal.get(this.scope.pk).catch(() => undefined);
-    if (current?.status === RecordStatus.completed && current.response) return { kind: 'superseded', response: current.response.value };
+    if (current?.status === RecordStatus.completed && current.response) return superseded(current.response.value);
     throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
   }
+}
+
+/** Another attempt's stored outcome, or the error its marker stands for. */
+function superseded(response: unknown): RunResult {
+  assertStoredResponse(response);
+  return { kind: 'superseded', response };
+}
+
+/** Throws the error a stored response stands for when it is the marker of one that was not stored. */
+function assertStoredResponse(response: unknown): void {
+  const marker = response && typeof response === 'object' ? (response as Record<string, { sizeBytes?: number; code?: string; reason?: string }>)[MARKER] : undefined;
+  if (!marker) return;
+  // The operation completed but its response could not be kept: say so rather than run it again.
+  if (marker.code === 'response-not-serializable') throw new ResponseNotSerializableError(String(marker.reason));
+  throw new ResponseTooLargeError(Number(marker.sizeBytes ?? 0));
 }

@@ -1,4 +1,5 @@
 import {
+  ResponseNotSerializableError,
   InProgressError,
   JournalUnavailableError,
   NeedsReviewError,
@@ -80,7 +81,7 @@ export interface StagedOnlyHost {
   /** Answers with a stored outcome, counted as a replay (or a suppressed duplicate). */
   replay(response: unknown): void;
   /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
-  notStored(error: ResponseTooLargeError): unknown;
+  notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown;
 }
 
 /**
@@ -115,18 +116,23 @@ export class StagedOnlyCommit {
     let replaced: JournalRecord | undefined;
     for (let races = 0; ;) {
       let stored = outcome.response;
+      let unserializable: ResponseNotSerializableError | undefined;
       let result: StagedCommitResult;
       try {
         result = await this.send(stored, over).catch((error: unknown) => {
-          if (!(error instanceof ResponseTooLargeError)) throw error;
+          if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError)) throw error;
           // Refused before anything was sent: the writes and the record commit, and replays say why they cannot answer.
+          if (error instanceof ResponseNotSerializableError) unserializable = error;
           stored = this.host.notStored(error);
           return this.send(stored, over);
         });
       } catch (error) {
         throw this.failed(error);
       }
-      if (result.kind === 'committed') return this.committed(stored, replaced, outcome.response);
+      if (result.kind === 'committed') {
+        if (unserializable) throw unserializable;
+        return this.committed(stored, replaced, outcome.response);
+      }
       let found: JournalRecord | undefined;
       if (result.kind === 'refused') {
         found = result.record;

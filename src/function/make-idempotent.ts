@@ -1,5 +1,6 @@
-import { InvalidOptionsError, readFunction, readString, required } from '../core/index.js';
+import { InvalidOptionsError, readFunction, readString, required, scopePart } from '../core/index.js';
 import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type GuardOptions, type LambdaContextLike } from '../engine/index.js';
+import { storedJsonForm } from '../journal/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
@@ -15,7 +16,8 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
    */
   readonly fingerprint?: (input: TInput) => unknown;
   /**
-   * Tenant part of the scope.
+   * Tenant part of the scope. A number is its decimal string; an empty string or any other
+   * value throws `RequestInvalidError` before `fn` runs.
    * @default '-'
    */
   readonly tenant?: (input: TInput) => string;
@@ -33,10 +35,16 @@ const OPTION_NAMES = ['operation', 'key', 'fingerprint', 'tenant', 'migrateFrom'
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored
- * result returned to every later call with the same key and input.
+ * result returned to every later call with the same key and input. Every caller, the first
+ * included, gets the stored form of the result: its JSON round trip (a `Date` becomes its ISO
+ * string). A result JSON cannot carry (a BigInt, a cycle) completes the record without a
+ * stored result: `fn` never runs again for that key, and every call gets
+ * `ResponseNotSerializableError`.
  *
  * @throws KeyMissingError, KeyInvalidError, PayloadMismatchError, InProgressError,
- *   NeedsReviewError, UniqueConflictError, WriteConflictError, JournalUnavailableError
+ *   NeedsReviewError, UniqueConflictError, WriteConflictError, StagedWriteError,
+ *   JournalUnavailableError, ResponseNotSerializableError, ResponseTooLargeError (on a
+ *   replay), RequestInvalidError
  * @example
  * const reserve = makeIdempotent(reserveStock, { journal, operation: 'reserveStock', key: (order) => order.id });
  */
@@ -51,13 +59,22 @@ export function makeIdempotent<TInput, TResult>(
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => '-');
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
-  const engine = new IdempotencyEngine({ ...settings, legacyLookup }, new Telemetry(MetricDimension.operation, options));
+  // A result a `recover` hook or the previous library hands back is returned in its stored form too.
+  const engine = new IdempotencyEngine({ ...settings, legacyLookup, storedFormOf: storedJsonForm }, new Telemetry(MetricDimension.operation, options));
 
   return async function idempotent(input: TInput, context: LambdaContextLike = {}): Promise<TResult> {
+    let tenant: string | undefined;
+    let scopeError: unknown;
+    try {
+      tenant = scopePart(tenantOf(input), "the 'tenant' option") ?? '-';
+    } catch (error) {
+      scopeError = error;
+    }
     const result = await engine.run(
       {
         kind: 'request',
-        tenant: tenantOf(input),
+        tenant,
+        scopeError,
         operation,
         key: () => keyOf(input),
         keyLabel: 'The idempotency key of the input',
@@ -67,6 +84,7 @@ export function makeIdempotent<TInput, TResult>(
       context,
       { invoke: (scoped) => fn(input, scoped), outcomeOf: (response) => ({ store: true, response }) },
     );
-    return result.response as TResult;
+    // The first caller gets what a replay gets, so code that works once also works on the retry path.
+    return (result.kind === 'ran' ? storedJsonForm(result.response) : result.response) as TResult;
   };
 }

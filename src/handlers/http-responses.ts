@@ -26,13 +26,17 @@ export function problem(statusCode: number, type: string, detail: string): APIGa
 }
 
 /**
- * The caller's tenant: the JWT `sub` claim when an authorizer ran, otherwise '-' (every
- * anonymous caller then shares one scope). Never read from a client header.
+ * The caller's tenant: the JWT `sub` claim when an authorizer ran (a number as its decimal
+ * string), '-' without one (every anonymous caller then shares one scope). Never read from a
+ * client header.
  */
 export function callerTenant(event: APIGatewayProxyEventV2): string {
   const claims = (event as Partial<APIGatewayProxyEventV2WithJWTAuthorizer>).requestContext?.authorizer?.jwt?.claims;
-  const sub = claims?.sub;
-  return typeof sub === 'string' && sub.length > 0 ? sub : '-';
+  const sub: unknown = claims?.sub;
+  if (sub === undefined || sub === null) return '-';
+  if (typeof sub === 'number' && Number.isFinite(sub)) return String(sub);
+  // An empty or odd claim goes on as it is, so the guard refuses it rather than filing the caller as anonymous.
+  return sub as string;
 }
 
 /** The request body parsed as JSON, or `undefined` when it is absent or not JSON. */

@@ -1,4 +1,4 @@
-import { RequestInvalidError } from '../core/index.js';
+import { RequestInvalidError, scopePart } from '../core/index.js';
 
 /**
  * Which API Gateway / ALB payload an event is. Function URLs use the v2 shape; an ALB target
@@ -74,14 +74,30 @@ export function viewHttpEvent(event: unknown): HttpRequestView {
 /**
  * The tenant from the authorizer, never from a client header: v2 JWT `claims.sub`; v2 Lambda
  * authorizer `lambda.tenantId ?? principalId`; IAM `userArn`; v1 `principalId ?? claims.sub`;
- * `'-'` when there is none.
+ * `'-'` when there is none. The first source present decides, read by {@link scopePart}.
+ *
+ * @throws RequestInvalidError when that source holds a value that cannot name a tenant
  */
 export function defaultTenant(view: HttpRequestView): string {
   const a = view.authorizer ?? {};
-  const candidates =
+  const sources: Array<[string, unknown]> =
     view.flavor === 'v2'
-      ? [a.jwt?.claims?.sub, a.lambda?.tenantId, a.lambda?.principalId, a.principalId, a.iam?.userArn]
-      : [a.principalId, a.claims?.sub, view.identity?.userArn];
-  const tenant = candidates.find((value) => typeof value === 'string' && value.length > 0);
-  return tenant ?? '-';
+      ? [
+          ['jwt.claims.sub', a.jwt?.claims?.sub],
+          ['lambda.tenantId', a.lambda?.tenantId],
+          ['lambda.principalId', a.lambda?.principalId],
+          ['principalId', a.principalId],
+          ['iam.userArn', a.iam?.userArn],
+        ]
+      : [
+          ['principalId', a.principalId],
+          ['claims.sub', a.claims?.sub],
+          ['identity.userArn', view.identity?.userArn],
+        ];
+  for (const [name, value] of sources) {
+    const tenant = scopePart(value, `the authorizer's ${name}`);
+    if (tenant !== undefined) return tenant;
+  }
+  return '-';
 }
+

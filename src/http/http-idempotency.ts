@@ -1,5 +1,5 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import { InvalidOptionsError, JournalUnavailableError, readFunction, readString } from '../core/index.js';
+import { InvalidOptionsError, JournalUnavailableError, readFunction, readString, ResponseNotSerializableError, scopePart } from '../core/index.js';
 import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type Attempt, type GuardOptions } from '../engine/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
@@ -17,7 +17,8 @@ export interface HttpIdempotencyOptions extends GuardOptions {
    */
   readonly operation?: string | ((event: any) => string);
   /**
-   * Tenant part of the scope, from the authorizer, never from a client header.
+   * Tenant part of the scope, from the authorizer, never from a client header. A number is its
+   * decimal string; an empty string or any other value is refused (400 `invalid-request`).
    * @default v2 JWT claims.sub; v2 Lambda authorizer lambda.tenantId ?? principalId; IAM userArn; v1 authorizer.principalId ?? claims.sub; '-' if none
    */
   readonly tenant?: (event: any) => string;
@@ -121,14 +122,26 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     } catch (error) {
       unreadable = error;
     }
-    const operation = !view ? 'unknown' : typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
+    let operation = 'unknown';
+    let tenant: string | undefined;
+    let scopeError: unknown;
+    if (view) {
+      try {
+        const named = typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
+        operation = scopePart(named, "the 'operation' option") ?? view.route;
+        tenant = tenantOf ? (scopePart(tenantOf(request.event), "the 'tenant' option") ?? '-') : defaultTenant(view);
+      } catch (error) {
+        scopeError = error;
+      }
+    }
     const reading = view ? readKeyHeader(view.headers, headerName, view.multiValueHeaders) : undefined;
     if (view && reading?.kind === 'missing' && !(options.required ?? (view.method === 'POST' || view.method === 'PATCH'))) return undefined;
     const attempt = await engine.begin(
       {
         kind: 'request',
-        tenant: view ? (tenantOf ? tenantOf(request.event) : defaultTenant(view)) : undefined,
+        tenant,
         operation,
+        scopeError,
         key: () => {
           if (unreadable) throw unreadable;
           return reading?.kind === 'present' ? reading.key : undefined;
@@ -152,13 +165,24 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
-    const response = normalizeResponse(request.response);
-    const store = isStorableStatus(response.statusCode);
+    let response: HttpResponse | undefined;
     try {
+      response = normalizeResponse(request.response);
+      const store = isStorableStatus(response.statusCode);
       const result = await attempt.complete({ store, response: store ? storedForm(response, replayHeaders) : undefined });
       request.response = result.kind === 'superseded' ? replayResponse(result.response as HttpResponse) : response;
     } catch (error) {
-      request.response = answer(error, flavor);
+      if (response === undefined && error instanceof ResponseNotSerializableError) {
+        // The handler ran: its record completes without the result (the journal refuses it the same way), never to run again.
+        await attempt.complete({ store: true, response: request.response }).catch(() => undefined);
+      }
+      const problem = answers.answerFor(error, flavor);
+      if (!problem) {
+        // Not the guard's to answer (a staged write refused on its own table): it travels on like the handler's own error.
+        attempt.finish({ responseCode: 500 });
+        throw error;
+      }
+      request.response = problem;
     }
     finish(attempt, request.response as HttpResponse);
   };

@@ -1,3 +1,5 @@
+import { ResponseNotSerializableError } from '../core/index.js';
+
 /** The HTTP response a Lambda handler returns to API Gateway, a Function URL or an ALB. */
 export interface HttpResponse {
   statusCode: number;
@@ -19,11 +21,21 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 /**
  * Turns whatever the handler returned into an HTTP response. HTTP APIs accept a bare value
  * and answer it as 200 JSON; storing that normalized form makes the replay byte-identical.
+ *
+ * @throws ResponseNotSerializableError for a bare value JSON cannot carry
  */
 export function normalizeResponse(result: unknown): HttpResponse {
   if (result && typeof result === 'object' && typeof (result as HttpResponse).statusCode === 'number') return result as HttpResponse;
   if (typeof result === 'string') return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };
-  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result === undefined ? '' : JSON.stringify(result) };
+  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result === undefined ? '' : bodyJson(result) };
+}
+
+function bodyJson(result: unknown): string {
+  try {
+    return JSON.stringify(result);
+  } catch (error) {
+    throw new ResponseNotSerializableError(`The handler's result cannot be answered as JSON: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** Whether an outcome is stored and replayed (2xx–4xx except 408 and 429) or released. */

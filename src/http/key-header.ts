@@ -16,11 +16,16 @@ export function readKeyHeader(
   multiValueHeaders?: Record<string, readonly string[] | undefined> | null,
 ): KeyReading {
   const wanted = headerName.toLowerCase();
-  const multi = Object.entries(multiValueHeaders ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
-  if (multi && new Set(multi).size > 1) return { kind: 'invalid', reason: `More than one ${headerName} header` };
-  const single = [...new Set(Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() === wanted).map(([, value]) => value))];
-  if (!multi && single.length > 1) return { kind: 'invalid', reason: `More than one ${headerName} header` };
-  const raw = multi?.[0] ?? single[0];
+  // REST and ALB events may carry the key under several spellings, in either map: every value counts.
+  const values = new Set<unknown>();
+  for (const [name, list] of Object.entries(multiValueHeaders ?? {})) {
+    if (name.toLowerCase() === wanted && Array.isArray(list)) for (const value of list) values.add(value);
+  }
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === wanted && value !== undefined && value !== null) values.add(value);
+  }
+  if (values.size > 1) return { kind: 'invalid', reason: `More than one ${headerName} header` };
+  const [raw] = values;
   if (raw === undefined || raw === null) return { kind: 'missing' };
   if (typeof raw !== 'string') return { kind: 'invalid', reason: `${headerName} must be a string` };
   const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');

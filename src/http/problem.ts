@@ -36,6 +36,7 @@ const ANSWERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'write-conflict',
   'journal-unavailable',
   'response-too-large',
+  'response-not-serializable',
 ]);
 
 /** The guard's problem answers: RFC 9457 `application/problem+json`, in the event's own response flavor. */

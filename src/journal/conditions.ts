@@ -14,7 +14,7 @@
 export const JournalCondition = Object.freeze({
   /**
    * The key is free to claim: absent, or past `expiresAt` and not under a live lease
-   * (mirrors `isClaimable`). Reservation; the staged-only commit claims on the same condition.
+   * (mirrors `isClaimable`). Reservation.
    */
   claimable: 'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
   /**

@@ -1,10 +1,13 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { JournalUnavailableError, LeaseLostError, UniqueConflictError, WriteConflictError } from '../core/index.js';
-import type { UniqueClaim } from './journal.js';
+import { JournalUnavailableError, LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../core/index.js';
+import type { CompletionWrites, TransactItem } from './journal.js';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { recordFromItem, type JournalItem } from './record-item.js';
 
-type AwsError = { name?: string; Item?: Record<string, unknown>; CancellationReasons?: Array<{ Code?: string; Item?: Record<string, unknown> }> };
+type AwsError = { name?: string; message?: string; Item?: Record<string, unknown>; CancellationReasons?: Array<{ Code?: string; Message?: string; Item?: Record<string, unknown> }> };
+
+/** Cancellation reasons that a retry of the same transaction may not meet: the journal's kind of trouble. */
+const TRANSIENT_REASONS = new Set(['None', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'ThrottlingError', 'RequestLimitExceeded']);
 
 /** True for a failed `ConditionExpression` on a single-item write. */
 export function isConditionFailure(error: unknown): boolean {
@@ -24,25 +27,74 @@ export function toJournalError(error: unknown, operation: string): JournalUnavai
   return new JournalUnavailableError(`Journal ${operation} failed: ${name}: ${message}`, { cause: error });
 }
 
+/** How a completion transaction is laid out, to tell which of its items a failure is about. */
+export interface CompletionLayout {
+  /** The journal's own table. */
+  readonly tableName: string;
+  /** Every item sent: the fenced completion, then uniqueness claims, outbox events and staged writes. */
+  readonly items: readonly TransactItem[];
+  readonly writes: CompletionWrites;
+}
+
 /**
- * Maps a cancelled completion transaction to the error that explains it. Item 0 is the
- * fenced completion, then uniqueness claims, outbox events, and the handler's staged writes.
+ * Maps a failed completion transaction to the error that explains it. Item 0 is the fenced
+ * completion, then uniqueness claims, outbox events, and the handler's staged writes. A
+ * failure of an item the handler queued is the handler's ({@link StagedWriteError}), not the
+ * journal's: read from the cancellation reasons by index, or, for an error about the whole
+ * request, from which tables it can concern (the journal's own table served this attempt's
+ * reservation moments before).
  */
-export function classifyCancellation(error: unknown, layout: { uniqueClaims: readonly UniqueClaim[]; stagedOffset: number }): Error {
+export function classifyCancellation(error: unknown, layout: CompletionLayout): Error {
+  const { uniqueClaims, outbox } = layout.writes;
+  const stagedOffset = 1 + uniqueClaims.length + outbox.length;
+  const describe = (i: number) =>
+    i <= uniqueClaims.length
+      ? `uniqueness claim '${uniqueClaims[i - 1].name}'`
+      : i < stagedOffset
+        ? `outbox event #${i - 1 - uniqueClaims.length}`
+        : `staged write #${i - stagedOffset} (table ${tableOf(layout.items[i])})`;
   const reasons = (error as AwsError)?.name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
-  if (!reasons) return toJournalError(error, 'complete');
+  if (!reasons) return requestFailure(error, layout, stagedOffset) ?? toJournalError(error, 'complete');
   const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
   if (failed(0)) {
     const item = reasons[0].Item;
     return new LeaseLostError(item ? recordFromItem(unmarshall(item as never)) : undefined);
   }
-  const claimIndex = layout.uniqueClaims.findIndex((_, i) => failed(1 + i));
+  const claimIndex = uniqueClaims.findIndex((_, i) => failed(1 + i));
   if (claimIndex >= 0) {
-    const claim = layout.uniqueClaims[claimIndex];
+    const claim = uniqueClaims[claimIndex];
     const held = reasons[1 + claimIndex]?.Item;
     return new UniqueConflictError(claim.name, claim.value, held ? unmarshall(held as never) : undefined);
   }
-  const stagedIndex = reasons.findIndex((_, i) => i >= layout.stagedOffset && failed(i));
-  if (stagedIndex >= 0) return new WriteConflictError(stagedIndex - layout.stagedOffset, { cause: error });
+  const stagedIndex = reasons.findIndex((_, i) => i >= stagedOffset && failed(i));
+  if (stagedIndex >= 0) return new WriteConflictError(stagedIndex - stagedOffset, { cause: error });
+  const refused = reasons.findIndex((reason, i) => i > 0 && reason?.Code !== undefined && !TRANSIENT_REASONS.has(reason.Code));
+  if (refused > 0) {
+    const reason = reasons[refused];
+    return new StagedWriteError(describe(refused), `${reason.Code}${reason.Message ? `: ${reason.Message}` : ''}`, { cause: error });
+  }
   return toJournalError(error, 'complete');
+}
+
+/**
+ * A failure of the whole request that concerns the handler's writes: a validation error (the
+ * journal's own items are well-formed by construction), or a missing table or a denied
+ * permission when the handler wrote to tables other than the journal's.
+ */
+function requestFailure(error: unknown, layout: CompletionLayout, stagedOffset: number): StagedWriteError | undefined {
+  const { name = 'Error', message = '' } = error as AwsError;
+  const reason = `${name}: ${message}`;
+  if (name === 'ValidationException') return new StagedWriteError('the queued writes', reason, { cause: error });
+  if (name !== 'ResourceNotFoundException' && name !== 'AccessDeniedException') return undefined;
+  const foreign = [...new Set(layout.items.slice(stagedOffset).map(tableOf))].filter((table) => table !== layout.tableName);
+  // A denial names its resource: only a table the handler wrote to makes it the handler's.
+  const named = name === 'AccessDeniedException' ? foreign.filter((table) => message.includes(`table/${table}`)) : foreign;
+  if (named.length === 0) return undefined;
+  const index = layout.items.findIndex((item, i) => i >= stagedOffset && tableOf(item) === named[0]);
+  const item = named.length === 1 ? `staged write #${index - stagedOffset} (table ${named[0]})` : `a staged write to one of the tables ${named.join(', ')}`;
+  return new StagedWriteError(item, reason, { cause: error });
+}
+
+function tableOf(item: TransactItem | undefined): string {
+  return (item?.Put ?? item?.Update ?? item?.Delete ?? item?.ConditionCheck)?.TableName ?? '?';
 }

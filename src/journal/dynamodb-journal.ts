@@ -189,7 +189,7 @@ export class DynamoDBJournal implements Journal {
       // The token makes an SDK resend of a transaction that landed a no-op instead of a conflict.
       await this.calls.transactWrite(items, sha256Hex(`${pk}\n${leaseToken}`).slice(0, 36));
     } catch (error) {
-      const cause = classifyCancellation(error, { uniqueClaims: writes.uniqueClaims, stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length });
+      const cause = classifyCancellation(error, { tableName: this.tableName, items, writes });
       if (!isOwnCompletion(cause, leaseToken)) throw cause;
     }
   }

@@ -18,3 +18,4 @@ export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from '
 export { isClaimable, isExpired, newLeaseToken } from './items.js';
 export { isClaimableByCommit } from './staged-commit.js';
 export { DispatchedMarker } from './dispatched-marker.js';
+export { storedJsonForm } from './response-codec.js';

@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ResponseTooLargeError } from '../core/index.js';
+import { ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
 
 /** Responses whose JSON is larger than this are gzip-compressed before storing. */
 export const COMPRESS_ABOVE_BYTES = 4 * 1024;
@@ -35,13 +35,32 @@ export function encodeResponse(value: unknown): EncodedResponse {
 /**
  * The stored JSON of a response, `{"value": ...}`, within {@link MAX_RESPONSE_JSON_BYTES}.
  *
- * @throws ResponseTooLargeError above the limit
+ * @throws ResponseTooLargeError above the limit; ResponseNotSerializableError for a value JSON cannot carry
  */
 export function responseJson(value: unknown): string {
-  const text = JSON.stringify({ value });
+  const text = wrappedJson(value);
   const jsonBytes = Buffer.byteLength(text, 'utf8');
   if (jsonBytes > MAX_RESPONSE_JSON_BYTES) throw new ResponseTooLargeError(jsonBytes);
   return text;
+}
+
+/**
+ * What a replay of `value` returns: its JSON round trip (a `Date` becomes its ISO string, a
+ * `Map` `{}`, `undefined` stays `undefined`), so a first caller sees what a retry will see.
+ *
+ * @throws ResponseNotSerializableError for a value JSON cannot carry
+ * @example storedJsonForm({ at: new Date(0) }) // { at: '1970-01-01T00:00:00.000Z' }
+ */
+export function storedJsonForm(value: unknown): unknown {
+  return (JSON.parse(wrappedJson(value)) as { value: unknown }).value;
+}
+
+function wrappedJson(value: unknown): string {
+  try {
+    return JSON.stringify({ value });
+  } catch (error) {
+    throw new ResponseNotSerializableError(`The result cannot be stored as JSON: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** Reverses {@link encodeResponse} for inline encodings. */

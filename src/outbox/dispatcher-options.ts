@@ -1,9 +1,8 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { assertKnownOptions, IdemkitEnvironment, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
-import type { LogSink } from '../telemetry/index.js';
+import { defaultLogger, type LogSink } from '../telemetry/index.js';
 import { DispatchedMarker } from '../journal/index.js';
 import { EventBridgePublisher } from './eventbridge-publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
@@ -24,7 +23,7 @@ interface DispatcherCommonOptions {
   readonly retentionSeconds?: number;
   /**
    * A Powertools `Logger` for the dispatch log lines.
-   * @default new Logger({ serviceName: 'idemkit' })
+   * @default a `Logger` of service `POWERTOOLS_SERVICE_NAME` or 'idemkit', at `POWERTOOLS_LOG_LEVEL`
    */
   readonly logger?: LogSink;
 }
@@ -112,7 +111,7 @@ export function resolveDispatcherOptions(given: OutboxDispatcherOptions = {}): D
   if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
     throw new InvalidOptionsError(`${FACTORY}: 'client' must be an AWS SDK v3 client`);
   }
-  const logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
+  const logger = options.logger ?? defaultLogger();
   const marker = new DispatchedMarker(options.journalClient, readNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, undefined, { min: 1 }));
   if (hasQueue) {
     const queue = options as QueueDispatchOptions;

@@ -1,8 +1,7 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
 import { IdemkitEnvironment, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
 import { resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
-import type { LogSink } from '../telemetry/index.js';
+import { defaultLogger, type LogSink } from '../telemetry/index.js';
 
 /** Options of `sqsConsumer`. */
 export interface SqsConsumerOptions extends GuardOptions {
@@ -64,7 +63,7 @@ export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSet
     messageId: readFunction(FACTORY, 'messageId', options.messageId, DEFAULT_SQS_CONSUMER_OPTIONS.messageId),
     fingerprint: readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined),
     concurrency: readNumber(FACTORY, 'concurrency', options.concurrency, DEFAULT_SQS_CONSUMER_OPTIONS.concurrency, { min: 1, max: 1_000, integer: true }),
-    logger: options.logger ?? new Logger({ serviceName: 'idemkit' }),
+    logger: options.logger ?? defaultLogger(),
   };
 }
 

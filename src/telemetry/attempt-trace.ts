@@ -27,6 +27,8 @@ export interface AttemptTrace {
   legacy?: string;
   /** Set when the completion write failed after the handler ran and its response was returned unstored. */
   journalError?: Error;
+  /** Set when the attempt failed after its handler ran for a reason of the handler's (a staged write refused). */
+  failure?: Error;
 }
 
 /** A fresh trace. */

@@ -24,6 +24,9 @@ export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 /** Default CloudWatch namespace. */
 export const DEFAULT_METRICS_NAMESPACE = 'Idempotency';
 
+/** Service name of the default logger and metrics when `POWERTOOLS_SERVICE_NAME` is not set. */
+export const DEFAULT_SERVICE_NAME = 'idemkit';
+
 /** Metric dimension names: an operation for HTTP and functions, a consumer for queues. Never tenant or key. */
 export const MetricDimension = {
   operation: 'Operation',

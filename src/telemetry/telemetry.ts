@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { sha256Hex } from '../core/index.js';
 import type { AttemptTrace } from './attempt-trace.js';
-import { DEFAULT_METRICS_NAMESPACE } from './metric-names.js';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from './metric-names.js';
 
 /** What the guard needs of a metrics sink: a Powertools `Metrics` instance fits. */
 export type MetricsSink = Pick<Metrics, 'singleMetric'>;
@@ -24,17 +24,18 @@ export interface TelemetryOptions {
   /**
    * A Powertools `Metrics` instance; each metric is emitted as its own EMF record with the
    * `Operation` or `Consumer` dimension (never tenant or key).
-   * @default new Metrics({ namespace: 'Idempotency', serviceName: 'idemkit' })
+   * @default a `Metrics` in the namespace below, service `POWERTOOLS_SERVICE_NAME` or 'idemkit'
+   *   (`POWERTOOLS_METRICS_DISABLED` turns it off)
    */
   readonly metrics?: MetricsSink;
   /**
    * A Powertools `Logger` instance for the per-attempt log line.
-   * @default new Logger({ serviceName: 'idemkit' })
+   * @default a `Logger` of service `POWERTOOLS_SERVICE_NAME` or 'idemkit', at `POWERTOOLS_LOG_LEVEL`
    */
   readonly logger?: LogSink;
   /**
    * CloudWatch namespace of the default `Metrics` instance (your own instance keeps its own).
-   * @default 'Idempotency'
+   * @default `POWERTOOLS_METRICS_NAMESPACE`, or 'Idempotency' when it is not set
    */
   readonly namespace?: string;
   /**
@@ -46,6 +47,35 @@ export interface TelemetryOptions {
    * middy(handler).use(captureLambdaHandler(tracer)).use(httpIdempotency({ journal, tracer }));
    */
   readonly tracer?: TracerLike;
+}
+
+/**
+ * The service name of the default logger and metrics: the Powertools environment's, so the
+ * log lines of a function carry the service its construct gave it.
+ */
+function defaultServiceName(): string {
+  return process.env.POWERTOOLS_SERVICE_NAME || DEFAULT_SERVICE_NAME;
+}
+
+/**
+ * The `Logger` an entry point creates when given none: service from `POWERTOOLS_SERVICE_NAME`
+ * (else 'idemkit'); Powertools reads `POWERTOOLS_LOG_LEVEL` itself.
+ *
+ * @example const logger = options.logger ?? defaultLogger();
+ */
+export function defaultLogger(): Logger {
+  return new Logger({ serviceName: defaultServiceName() });
+}
+
+/**
+ * The `Metrics` an entry point creates when given none. The namespace is the option, else
+ * `POWERTOOLS_METRICS_NAMESPACE`, else 'Idempotency', so the namespace a construct sets is the
+ * one its dashboard and alarms watch; Powertools reads `POWERTOOLS_METRICS_DISABLED` itself.
+ *
+ * @example const metrics = options.metrics ?? defaultMetrics(options.namespace);
+ */
+export function defaultMetrics(namespace?: string): Metrics {
+  return new Metrics({ namespace: namespace ?? (process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE), serviceName: defaultServiceName() });
 }
 
 /** Identity of an attempt for its log line; the raw key is hashed here and never logged. */
@@ -69,14 +99,13 @@ export class Telemetry {
     private readonly dimensionName: string,
     options: TelemetryOptions,
   ) {
-    this.metrics = options.metrics ?? new Metrics({ namespace: options.namespace ?? DEFAULT_METRICS_NAMESPACE, serviceName: 'idemkit' });
-    this.logger = options.logger ?? new Logger({ serviceName: 'idemkit' });
+    this.metrics = options.metrics ?? defaultMetrics(options.namespace);
+    this.logger = options.logger ?? defaultLogger();
   }
 
   /**
    * One single-metric emitter, reused: creating a Powertools `Metrics` per metric costs more
-   * than the rest of an attempt's bookkeeping. Each `addMetric` flushes and clears its
-   * per-metric dimension.
+   * than the rest of an attempt's bookkeeping.
    */
   private singleMetric(): ReturnType<MetricsSink['singleMetric']> {
     if (!this.single) {
@@ -107,9 +136,12 @@ export class Telemetry {
         duration_ms: nowEpochMs - startedAtEpochMs,
       };
       if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });
+      else if (trace.failure) this.logger.error('idempotency attempt failed', { ...fields, error: trace.failure });
       else this.logger.info('idempotency', fields);
       for (const name of trace.metrics) {
         const single = this.singleMetric();
+        // Each metric carries its own dimension only, whether or not the sink cleared the last one when it flushed.
+        single.clearDimensions?.();
         single.addDimension(this.dimensionName, identity.operation);
         single.addMetric(name, MetricUnit.Count, 1);
       }
