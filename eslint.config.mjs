@@ -12,6 +12,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
-  // CommonJS configuration files (dependency-cruiser's) assign module.exports.
-  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  {
+    // CommonJS configuration files (dependency-cruiser's).
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    // A consumer project's code, as a user writes it: CommonJS `require` and Jest's globals.
+    files: ['scripts/consumer-check/fixtures/**'],
+    languageOptions: { globals: { require: 'readonly', Response: 'readonly', test: 'readonly', expect: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

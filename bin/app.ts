@@ -1,6 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { PaymentsServiceStack } from '../lib/index.js';
+import { PaymentsServiceStack } from '../lib/example/payments-service-stack.js';
 
 /**
  * The example payments service. Optional context:

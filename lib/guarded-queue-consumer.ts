@@ -5,18 +5,21 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { HandlerEnv } from '../src/handlers/service-config.js';
+import { IdemkitEnvironment } from '../src/core/environment.js';
 import { MetricName } from '../src/telemetry/metric-names.js';
 import { IdemkitFunction } from './idemkit-function.js';
 import { idempotencyMetric, type IdempotencyMetricOptions } from './idempotency-metric.js';
-import type { IdempotencyJournalTable } from './journal-table.js';
+import type { IIdempotencyJournal } from './journal-table.js';
 import { secureQueue } from './secure-queue.js';
 
 /** Properties of a {@link GuardedQueueConsumer}. */
 export interface GuardedQueueConsumerProps {
   /** The journal the consumer records processed messages in. */
-  readonly journal: IdempotencyJournalTable;
-  /** Path to the handler entry file (an `sqsConsumer(...)` export). */
+  readonly journal: IIdempotencyJournal;
+  /**
+   * Path to the handler entry file: an `sqsConsumer(...)` export, whose `consumer` defaults to
+   * the `IDEMKIT_CONSUMER` this construct sets.
+   */
   readonly entry: string;
   /**
    * Name of the exported handler.
@@ -24,7 +27,8 @@ export interface GuardedQueueConsumerProps {
    */
   readonly handler?: string;
   /**
-   * Consumer name: part of every inbox record key and the `Consumer` metric dimension.
+   * Consumer name: part of every inbox record key and the `Consumer` metric dimension; set
+   * as `IDEMKIT_CONSUMER`, which `sqsConsumer` reads when its `consumer` option is absent.
    * @default - the construct's id
    */
   readonly consumerName?: string;
@@ -101,9 +105,8 @@ export interface GuardedQueueConsumerProps {
  * journal access, and an alarm as soon as one message lands in the DLQ.
  *
  * @example
- * const consumer = new GuardedQueueConsumer(this, 'OrderEvents', {
- *   journal, entry: 'src/handlers/order-events-consumer.ts', fifo: true,
- * });
+ * // src/order-events.ts: export const handler = sqsConsumer(reserveStock, { journal: new DynamoDBJournal() });
+ * const consumer = new GuardedQueueConsumer(this, 'OrderEvents', { journal, entry: 'src/order-events.ts', fifo: true });
  */
 export class GuardedQueueConsumer extends Construct {
   /** The consumed queue. */
@@ -148,7 +151,7 @@ export class GuardedQueueConsumer extends Construct {
       serviceName: props.serviceName,
       metricsNamespace: props.metricsNamespace,
       timeout,
-      environment: { [HandlerEnv.consumer]: this.consumerName, ...props.environment },
+      environment: { [IdemkitEnvironment.consumer]: this.consumerName, ...props.environment },
     }).function;
     this.eventSource = new SqsEventSource(this.queue, {
       batchSize: props.batchSize ?? 10,

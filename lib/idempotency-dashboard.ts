@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Names } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -15,7 +15,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE, MetricDimension, MetricName } from '../src/telemetry/metric-names.js';
 import { idempotencyMetric, idempotencyMetricSearch, type MetricSubject } from './idempotency-metric.js';
-import type { IdempotencyJournalTable } from './journal-table.js';
+import type { IIdempotencyJournal } from './journal-table.js';
 
 /** Runtime metrics that page someone as soon as one occurs. */
 export const ALARMED_METRICS: readonly MetricName[] = Object.freeze([
@@ -67,7 +67,7 @@ export interface IdempotencyDashboardProps {
    * Journal table whose throttles, errors and conflicts are graphed.
    * @default - no table widgets
    */
-  readonly journal?: IdempotencyJournalTable;
+  readonly journal?: IIdempotencyJournal;
   /**
    * Period of graphs and alarms.
    * @default Duration.minutes(5)
@@ -103,10 +103,12 @@ export class IdempotencyDashboard extends Construct {
     this.namespace = props.namespace ?? DEFAULT_METRICS_NAMESPACE;
     this.period = props.period ?? Duration.minutes(5);
 
-    (props.operations ?? []).forEach((operation, index) => this.addRuntimeAlarms({ operation }, index));
-    (props.consumers ?? []).forEach((consumer, index) => this.addRuntimeAlarms({ consumer }, index));
+    // Alarm ids come from names, never from list positions: listing one more operation
+    // creates its alarms and leaves every existing alarm (and its history) in place.
+    new Set(props.operations ?? []).forEach((operation) => this.addRuntimeAlarms({ operation }));
+    new Set(props.consumers ?? []).forEach((consumer) => this.addRuntimeAlarms({ consumer }));
     if (props.alarmOnDeadLetterQueues ?? true) {
-      (props.deadLetterQueues ?? []).forEach((queue, index) => this.addDeadLetterAlarm(queue, index));
+      new Set(props.deadLetterQueues ?? []).forEach((queue) => this.addDeadLetterAlarm(queue));
     }
     if (props.alarmAction) this.alarms.forEach((alarm) => alarm.addAlarmAction(props.alarmAction!));
     const shownAlarms: IAlarm[] = [...this.alarms, ...(props.alarms ?? [])];
@@ -150,12 +152,12 @@ export class IdempotencyDashboard extends Construct {
     });
   }
 
-  private addRuntimeAlarms(subject: MetricSubject, index: number): void {
+  private addRuntimeAlarms(subject: MetricSubject): void {
     const [kind, label] = 'operation' in subject ? ['Operation', subject.operation] : ['Consumer', subject.consumer];
     for (const name of ALARMED_METRICS) {
       const metric = idempotencyMetric(name, subject, { namespace: this.namespace, period: this.period });
       this.alarms.push(
-        new Alarm(this, `${kind}${index}${name}Alarm`, {
+        new Alarm(this, `${kind} ${label} ${name}Alarm`, {
           alarmDescription: `${name} > 0 for ${label}`,
           metric,
           threshold: 0,
@@ -167,9 +169,9 @@ export class IdempotencyDashboard extends Construct {
     }
   }
 
-  private addDeadLetterAlarm(queue: IQueue, index: number): void {
+  private addDeadLetterAlarm(queue: IQueue): void {
     this.alarms.push(
-      new Alarm(this, `DeadLetterQueue${index}Alarm`, {
+      new Alarm(this, `DeadLetterQueue ${Names.nodeUniqueId(queue.node)} Alarm`, {
         alarmDescription: 'Messages wait in a dead-letter queue',
         metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
         threshold: 0,
@@ -181,7 +183,7 @@ export class IdempotencyDashboard extends Construct {
   }
 }
 
-function journalGraphs(journal: IdempotencyJournalTable, period: Duration): IWidget[] {
+function journalGraphs(journal: IIdempotencyJournal, period: Duration): IWidget[] {
   return [
     new GraphWidget({ title: 'Journal throttled requests', width: 6, left: [journal.metricThrottledRequests({ period })] }),
     new GraphWidget({ title: 'Journal system errors', width: 6, left: [journal.metricSystemErrors({ period })] }),

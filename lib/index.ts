@@ -1,6 +1,9 @@
 /**
- * CDK constructs of idemkit (`idemkit/cdk`): the journal table, a guarded queue consumer,
- * the outbox dispatcher, a dashboard with alarms, and the example payments service.
+ * CDK constructs of idemkit (`idemkit/cdk`): the journal table (created or imported), a
+ * guarded queue consumer, the outbox dispatcher, and a dashboard with alarms.
+ *
+ * The example payments service built from them lives in `lib/example/` and is not part of
+ * this entry.
  */
 export * from './journal-table.js';
 export * from './idemkit-function.js';
@@ -9,6 +12,3 @@ export * from './secure-queue.js';
 export * from './guarded-queue-consumer.js';
 export * from './outbox-dispatcher.js';
 export * from './idempotency-dashboard.js';
-export * from './example-handler-entry.js';
-export * from './payments-api.js';
-export * from './payments-service-stack.js';

@@ -7,17 +7,20 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { HandlerEnv } from '../src/handlers/service-config.js';
+import { IdemkitEnvironment } from '../src/core/environment.js';
 import { PARTITION_KEY, RecordPrefix } from '../src/journal/schema.js';
 import { IdemkitFunction } from './idemkit-function.js';
-import type { IdempotencyJournalTable } from './journal-table.js';
+import type { IIdempotencyJournal } from './journal-table.js';
 import { secureQueue } from './secure-queue.js';
 
 /** Properties of an {@link OutboxDispatcher}. Give exactly one of `destinationQueue` and `eventBus`. */
 export interface OutboxDispatcherProps {
   /** The journal whose stream carries the outbox events. */
-  readonly journal: IdempotencyJournalTable;
-  /** Path to the handler entry file (an `outboxDispatcher(...)` export). */
+  readonly journal: IIdempotencyJournal;
+  /**
+   * Path to the handler entry file: `export const handler = outboxDispatcher();` sends to
+   * the destination this construct sets in `IDEMKIT_OUTBOX_QUEUE_URL` or `IDEMKIT_OUTBOX_EVENT_BUS_NAME`.
+   */
   readonly entry: string;
   /**
    * Name of the exported handler.
@@ -77,7 +80,8 @@ export interface OutboxDispatcherProps {
  * that keeps the stream record's coordinates when an event cannot be delivered.
  *
  * @example
- * new OutboxDispatcher(this, 'Outbox', { journal, entry: 'src/handlers/outbox-dispatcher.ts', destinationQueue });
+ * // src/outbox.ts: export const handler = outboxDispatcher();
+ * new OutboxDispatcher(this, 'Outbox', { journal, entry: 'src/outbox.ts', destinationQueue });
  */
 export class OutboxDispatcher extends Construct {
   /** The dispatcher function. */
@@ -94,9 +98,14 @@ export class OutboxDispatcher extends Construct {
     if (Boolean(props.destinationQueue) === Boolean(props.eventBus)) {
       throw new Error(`OutboxDispatcher ${this.node.path}: give exactly one of 'destinationQueue' and 'eventBus'`);
     }
+    if (!props.journal.tableStreamArn) {
+      throw new Error(
+        `OutboxDispatcher ${this.node.path}: the journal has no stream; import it with IdempotencyJournalTable.fromTableAttributes(scope, id, { tableName, tableStreamArn })`,
+      );
+    }
     const destinationEnv: Record<string, string> = props.destinationQueue
-      ? { [HandlerEnv.outboxQueueUrl]: props.destinationQueue.queueUrl }
-      : { [HandlerEnv.outboxEventBus]: props.eventBus!.eventBusName };
+      ? { [IdemkitEnvironment.outboxQueueUrl]: props.destinationQueue.queueUrl }
+      : { [IdemkitEnvironment.outboxEventBusName]: props.eventBus!.eventBusName };
 
     this.function = new IdemkitFunction(this, 'Dispatcher', {
       entry: props.entry,
@@ -111,7 +120,7 @@ export class OutboxDispatcher extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:BatchWriteItem'],
-        resources: [props.journal.table.tableArn],
+        resources: [props.journal.tableArn],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RecordPrefix.outbox}*`] } },
       }),
     );

@@ -24,8 +24,10 @@ export {
   StagedWriteError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
+  IdemkitEnvironment,
   type ErrorCode,
   type ConflictingRecord,
+  type IdemkitEnvironmentName,
 } from './core/index.js';
 export {
   DynamoDBJournal,

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cpus, platform, release, totalmem } from 'node:os';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** Where the numbers were measured. */
@@ -9,6 +9,8 @@ export interface Machine {
   readonly memoryGiB: number;
   readonly os: string;
   readonly node: string;
+  /** 1, 5 and 15 minute load averages when the run began: how busy the shared machine was. */
+  readonly loadAverage: readonly number[];
 }
 
 /** CPU, cores, memory, OS and Node version of this process's machine. */
@@ -20,6 +22,7 @@ export function machine(): Machine {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     os: `${platform()} ${release()}`,
     node: process.version,
+    loadAverage: loadavg().map((load) => Math.round(load * 10) / 10),
   };
 }
 

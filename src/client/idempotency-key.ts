@@ -1,4 +1,5 @@
-import { KeyInvalidError, keyProblem } from '../core/index.js';
+import { KeyInvalidError } from '../core/errors.js';
+import { keyProblem } from '../core/idempotency-key.js';
 
 /** The request header that carries the key, as servers guarded by this toolkit read it. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

@@ -1,4 +1,4 @@
-import { InProgressError } from '../core/index.js';
+import { InProgressError } from '../core/errors.js';
 import { isResponseLike } from './response-like.js';
 
 /**

@@ -1,4 +1,4 @@
-import { assertKnownOptions, readFunction, readNumber } from '../core/index.js';
+import { assertKnownOptions, readFunction, readNumber } from '../core/options.js';
 
 /**
  * Options of {@link RetryBudget}.

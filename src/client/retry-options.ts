@@ -1,9 +1,9 @@
-import { InvalidOptionsError } from '../core/index.js';
+import { InvalidOptionsError } from '../core/errors.js';
 import { sleepMs } from './abort.js';
 import { RetryBudget } from './retry-budget.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { isRetryableByDefault } from './retryable.js';
-import { assertKnownOptions, readFunction, readNumber } from '../core/index.js';
+import { assertKnownOptions, readFunction, readNumber } from '../core/options.js';
 
 /**
  * What `onRetry` receives before each wait. Frozen.

@@ -1,4 +1,4 @@
-import { InProgressError, JournalUnavailableError } from '../core/index.js';
+import { InProgressError, JournalUnavailableError } from '../core/errors.js';
 import { isResponseLike, type ResponseLike } from './response-like.js';
 
 /**

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   'unknown-table': { title: 'The journal table does not exist', status: 500 },
   'missing-credentials': { title: 'No AWS credentials were found', status: 500 },
   'staged-only': { title: 'The operation is not available to a staged-only handler', status: 500 },
+  'missing-dependency': { title: 'An optional peer dependency this destination needs is not installed', status: 500 },
 } as const satisfies Record<string, { readonly title: string; readonly status: number }>;
 
 /** A stable machine-readable error code (see {@link ERROR_CODES}). */

@@ -38,12 +38,6 @@ export class IdempotencyEngine {
       throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)");
     }
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
-    if (settings.effects === 'staged-only' && settings.legacyLookup) {
-      // The old library's record is read when a key is reserved, and a staged-only attempt reserves nothing.
-      throw new InvalidOptionsError(
-        "option 'migrateFrom' does not apply with effects: 'staged-only': migrate under 'any', then switch once the old records have expired",
-      );
-    }
   }
 
   /**

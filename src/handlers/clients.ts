@@ -1,8 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, type GuardOptions, type httpIdempotency } from '../index.js';
-import { requiredEnv } from './environment.js';
-import { HandlerEnv } from './service-config.js';
+import type { GuardOptions, httpIdempotency } from '../index.js';
 
 /** Any journal the guards accept (`DynamoDBJournal` in Lambda, `MemoryJournal` in unit tests). */
 export type AnyJournal = Parameters<typeof httpIdempotency>[0]['journal'];
@@ -16,9 +14,4 @@ export type ExampleGuardOptions = Pick<GuardOptions, 'leaseMs' | 'metrics' | 'lo
  */
 export function createDocumentClient(): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
-}
-
-/** The journal named by `IDEMKIT_TABLE_NAME`, sharing the handler's client. */
-export function journalFromEnvironment(client: DynamoDBDocumentClient): DynamoDBJournal {
-  return new DynamoDBJournal({ tableName: requiredEnv(HandlerEnv.journalTable), client });
 }

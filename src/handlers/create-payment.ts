@@ -1,4 +1,5 @@
-import { createDocumentClient, journalFromEnvironment } from './clients.js';
+import { DynamoDBJournal } from '../index.js';
+import { createDocumentClient } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { HandlerEnv } from './service-config.js';
 import { createPaymentHandler } from './factories/create-payment.js';
@@ -7,6 +8,6 @@ const client = createDocumentClient();
 
 /** Lambda entry point, configured from the environment. */
 export const handler = createPaymentHandler({
-  journal: journalFromEnvironment(client),
+  journal: new DynamoDBJournal({ client }), // the table named by IDEMKIT_TABLE_NAME
   paymentsTable: requiredEnv(HandlerEnv.paymentsTable),
 });

@@ -1,4 +1,5 @@
-import { createDocumentClient, journalFromEnvironment } from './clients.js';
+import { DynamoDBJournal } from '../index.js';
+import { createDocumentClient } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { HandlerEnv } from './service-config.js';
 import { createRefundHandler } from './factories/create-refund.js';
@@ -7,7 +8,7 @@ const client = createDocumentClient();
 
 /** Lambda entry point, configured from the environment. */
 export const handler = createRefundHandler({
-  journal: journalFromEnvironment(client),
+  journal: new DynamoDBJournal({ client }), // the table named by IDEMKIT_TABLE_NAME
   docClient: client,
   paymentsTable: requiredEnv(HandlerEnv.paymentsTable),
 });

@@ -1,11 +1,12 @@
-import { createDocumentClient, journalFromEnvironment } from './clients.js';
+import { DynamoDBJournal, IdemkitEnvironment } from '../index.js';
+import { createDocumentClient } from './clients.js';
 import { requiredEnv } from './environment.js';
 import { HandlerEnv, ORDER_EVENTS_CONSUMER } from './service-config.js';
 import { createOrderEventsConsumer } from './factories/order-events-consumer.js';
 
 /** Lambda entry point, configured from the environment. */
 export const handler = createOrderEventsConsumer({
-  journal: journalFromEnvironment(createDocumentClient()),
+  journal: new DynamoDBJournal({ client: createDocumentClient() }), // the table named by IDEMKIT_TABLE_NAME
   stockTable: requiredEnv(HandlerEnv.stockTable),
-  consumer: process.env[HandlerEnv.consumer] || ORDER_EVENTS_CONSUMER,
+  consumer: process.env[IdemkitEnvironment.consumer] || ORDER_EVENTS_CONSUMER,
 });

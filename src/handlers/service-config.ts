@@ -1,25 +1,18 @@
 /**
- * Names shared by the example payments service's handlers and its CDK stack: environment
- * variables, guarded operations and the queue consumer.
+ * Names shared by the example payments service's handlers and its CDK stack (`lib/example/`):
+ * environment variables, guarded operations and the queue consumer.
  *
- * Pure constants only, so `lib/` can import them and the deployed wiring cannot drift from
- * what the handlers read.
+ * Pure constants only, so the example stack can import them and its wiring cannot drift from
+ * what the handlers read. The toolkit's own variables (journal table, consumer, outbox
+ * destination) are `IdemkitEnvironment`, which the constructs set and the runtime reads.
  */
 
-/** Environment variables the example handlers read. */
+/** Environment variables of the example's own tables. */
 export const HandlerEnv = {
-  /** Journal table name. */
-  journalTable: 'IDEMKIT_TABLE_NAME',
   /** Payments table name. */
   paymentsTable: 'PAYMENTS_TABLE_NAME',
   /** Stock table name. */
   stockTable: 'STOCK_TABLE_NAME',
-  /** Consumer name of a queue consumer (its inbox scope and `Consumer` metric dimension). */
-  consumer: 'IDEMKIT_CONSUMER',
-  /** URL of the queue the outbox dispatcher sends to. */
-  outboxQueueUrl: 'OUTBOX_QUEUE_URL',
-  /** Name of the event bus the outbox dispatcher puts events on. */
-  outboxEventBus: 'OUTBOX_EVENT_BUS_NAME',
 } as const;
 
 /** Guarded HTTP operations (the `Operation` metric dimension). */

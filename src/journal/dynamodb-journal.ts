@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
+import { IdemkitEnvironment, InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
 import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
 import { leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
@@ -15,8 +15,11 @@ import { RecordKind, RecordPrefix, RecordStatus } from './schema.js';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
-  /** Name of the journal table (partition key `pk`, TTL on `expiresAt`). */
-  readonly tableName: string;
+  /**
+   * Name of the journal table (partition key `pk`, TTL on `expiresAt`).
+   * @default process.env.IDEMKIT_TABLE_NAME (set by the CDK constructs that take a journal)
+   */
+  readonly tableName?: string;
   /**
    * A `DynamoDBClient` or `DynamoDBDocumentClient`.
    * @default a new DynamoDBClient from the environment
@@ -35,7 +38,8 @@ export interface DynamoDBJournalOptions {
  * the existing item on conflict; every later write is fenced on the caller's lease token.
  *
  * @example
- * const journal = new DynamoDBJournal({ tableName: process.env.IDEMKIT_TABLE_NAME! });
+ * const journal = new DynamoDBJournal(); // the table named by IDEMKIT_TABLE_NAME
+ * const other = new DynamoDBJournal({ tableName: 'payments-journal' });
  */
 export class DynamoDBJournal implements Journal {
   readonly tableName: string;
@@ -45,14 +49,17 @@ export class DynamoDBJournal implements Journal {
   private readonly client: DynamoDBClient | DynamoDBDocumentClient;
   private traced = false;
 
-  constructor(options: DynamoDBJournalOptions) {
-    if (!options || typeof options.tableName !== 'string' || options.tableName.length < 3) {
-      throw new InvalidOptionsError('DynamoDBJournal needs a tableName of at least 3 characters');
+  constructor(options: DynamoDBJournalOptions = {}) {
+    const tableName = options?.tableName ?? process.env[IdemkitEnvironment.tableName];
+    if (typeof tableName !== 'string' || tableName.length < 3) {
+      throw new InvalidOptionsError(
+        `DynamoDBJournal needs a tableName of at least 3 characters (option 'tableName' or ${IdemkitEnvironment.tableName})`,
+      );
     }
-    this.tableName = options.tableName;
-    this.clock = options.clock ?? Date.now;
+    this.tableName = tableName;
+    this.clock = options?.clock ?? Date.now;
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.client = options.client ?? new DynamoDBClient({});
+    this.client = options?.client ?? new DynamoDBClient({});
     this.calls = new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
   }

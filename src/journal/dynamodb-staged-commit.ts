@@ -1,8 +1,7 @@
 import { JournalCondition } from './conditions.js';
 import { hash } from 'node:crypto';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
-import { UniqueConflictError, WriteConflictError } from '../core/index.js';
-import { toJournalError } from './dynamodb-errors.js';
+import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
 import type { ItemCalls } from './item-calls.js';
 import { outboxItem, uniqueItem } from './items.js';
 import type { StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
@@ -13,11 +12,6 @@ import { stagedCommitCondition, stagedCommitItems } from './staged-commit.js';
 
 type CancellationReason = { Code?: string; Item?: Record<string, unknown> };
 type AwsError = { name?: string; CancellationReasons?: CancellationReason[] };
-
-/** Cancellation codes that say DynamoDB was too busy: the journal could not answer, nothing committed. */
-const BUSY_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-/** Errors about the request itself (a staged write naming a missing table, a key of the wrong type): the handler's failure. */
-const REJECTED_REQUEST_ERRORS = new Set(['ValidationException', 'ResourceNotFoundException']);
 
 /** Where a staged commit goes: the journal table and its calls. */
 export interface StagedCommitTarget {
@@ -65,16 +59,7 @@ export async function commitStagedOnDynamoDB(
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);
-    if (!held)
-      return classify(
-        error,
-        {
-          claims: writes.uniqueClaims.length,
-          stagedOffset: 1 + writes.uniqueClaims.length + writes.outbox.length,
-          staged: writes.staged.length,
-        },
-        commit,
-      );
+    if (!held) return classify(error, { tableName, items, writes });
     const found = recordFromItem(held);
     // A resend of ours that had landed, once the token's window is over: the record is our own.
     if (found.leaseToken === commit.commitToken) return { kind: 'committed' };
@@ -96,31 +81,16 @@ function recordHeld(error: unknown): JournalItem | undefined {
 
 /**
  * Why a staged commit whose record condition held was cancelled. A concurrent transaction
- * wins over every other reason: once it has landed, the record may decide.
+ * wins over every other reason: once it has landed, the record may decide. Everything else
+ * is read as a leased completion's cancellation is (a claim held, a staged write's own
+ * condition, a write the handler queued that DynamoDB refused, throttling).
  */
-function classify(
-  error: unknown,
-  layout: { claims: number; stagedOffset: number; staged: number },
-  commit: StagedCommit,
-): StagedCommitResult {
+function classify(error: unknown, layout: CompletionLayout): StagedCommitResult {
   const name = (error as AwsError)?.name;
   if (name === 'TransactionInProgressException') return { kind: 'raced' };
-  if (name && REJECTED_REQUEST_ERRORS.has(name)) throw error;
   const reasons = name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
-  if (!reasons) throw toJournalError(error, 'commitStaged');
-  const code = (i: number) => reasons[i]?.Code;
-  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'raced' };
-  for (let i = 0; i < layout.claims; i++) {
-    if (code(1 + i) !== 'ConditionalCheckFailed') continue;
-    const claim = commit.writes.uniqueClaims[i];
-    const held = reasons[1 + i].Item;
-    throw new UniqueConflictError(claim.name, claim.value, held ? fromAttributeMap(held as AttributeMap) : undefined);
-  }
-  for (let i = 0; i < layout.staged; i++) {
-    if (code(layout.stagedOffset + i) === 'ConditionalCheckFailed') throw new WriteConflictError(i, { cause: error });
-  }
-  if (reasons.some((reason) => BUSY_CODES.has(reason.Code ?? ''))) throw toJournalError(error, 'commitStaged');
-  // A staged write DynamoDB cannot apply (ValidationError on its item) is the handler's failure, not an outage.
-  for (let i = 0; i < layout.staged; i++) if (code(layout.stagedOffset + i) === 'ValidationError') throw error;
-  throw toJournalError(error, 'commitStaged');
+  // The record's own condition failing without the record (never seen) is read again like a race.
+  if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return { kind: 'raced' };
+  if (reasons?.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'raced' };
+  throw classifyCancellation(error, layout);
 }

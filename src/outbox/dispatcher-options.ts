@@ -1,7 +1,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { assertKnownOptions, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
+import { assertKnownOptions, IdemkitEnvironment, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
 import { DispatchedMarker } from '../journal/index.js';
 import { EventBridgePublisher } from './eventbridge-publisher.js';
@@ -65,12 +65,25 @@ export interface EventBusDispatchOptions extends DispatcherCommonOptions {
 }
 
 /**
- * Options of `outboxDispatcher`: exactly one of `queueUrl` and `eventBusName`.
+ * Dispatch to the destination the environment names: `IDEMKIT_OUTBOX_QUEUE_URL` or
+ * `IDEMKIT_OUTBOX_EVENT_BUS_NAME` (exactly one), as the `OutboxDispatcher` construct sets them.
+ * The client is the default one of that destination.
+ */
+export interface EnvironmentDispatchOptions extends DispatcherCommonOptions {
+  readonly queueUrl?: undefined;
+  readonly eventBusName?: undefined;
+  readonly client?: undefined;
+}
+
+/**
+ * Options of `outboxDispatcher`: `queueUrl` or `eventBusName`, or neither to take the
+ * destination from the environment the `OutboxDispatcher` construct sets.
  *
- * @example { queueUrl: process.env.ORDER_EVENTS_QUEUE_URL! }
+ * @example {} // the construct's destination
+ * @example { queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/order-events' }
  * @example { eventBusName: 'payments', source: 'payments.service' }
  */
-export type OutboxDispatcherOptions = QueueDispatchOptions | EventBusDispatchOptions;
+export type OutboxDispatcherOptions = QueueDispatchOptions | EventBusDispatchOptions | EnvironmentDispatchOptions;
 
 /** Default `Source` of events put on a bus. */
 export const DEFAULT_EVENT_SOURCE = 'idemkit.outbox';
@@ -88,8 +101,9 @@ export interface DispatcherSettings {
 }
 
 /** Validates dispatcher options (unknown names throw, naming the option) and builds the publisher. */
-export function resolveDispatcherOptions(options: OutboxDispatcherOptions): DispatcherSettings {
-  assertKnownOptions(FACTORY, options, [...new Set([...QUEUE_OPTION_NAMES, ...BUS_OPTION_NAMES])]);
+export function resolveDispatcherOptions(given: OutboxDispatcherOptions = {}): DispatcherSettings {
+  assertKnownOptions(FACTORY, given, [...new Set([...QUEUE_OPTION_NAMES, ...BUS_OPTION_NAMES])]);
+  const options = given.queueUrl === undefined && given.eventBusName === undefined ? withEnvironmentDestination(given as EnvironmentDispatchOptions) : given;
   const hasQueue = options.queueUrl !== undefined;
   const hasBus = options.eventBusName !== undefined;
   if (hasQueue === hasBus) throw new InvalidOptionsError(`${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName'`);
@@ -114,4 +128,18 @@ export function resolveDispatcherOptions(options: OutboxDispatcherOptions): Disp
   readString(FACTORY, 'source', bus.source, undefined);
   const publisher = new EventBridgePublisher(bus.client, bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
   return { publisher, marker, logger };
+}
+
+function withEnvironmentDestination(options: EnvironmentDispatchOptions): OutboxDispatcherOptions {
+  const queueUrl = process.env[IdemkitEnvironment.outboxQueueUrl] || undefined;
+  const eventBusName = process.env[IdemkitEnvironment.outboxEventBusName] || undefined;
+  if (Boolean(queueUrl) === Boolean(eventBusName)) {
+    throw new InvalidOptionsError(
+      `${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName', or exactly one of ${IdemkitEnvironment.outboxQueueUrl} and ${IdemkitEnvironment.outboxEventBusName}`,
+    );
+  }
+  if (options.client !== undefined) {
+    throw new InvalidOptionsError(`${FACTORY}: 'client' needs an explicit 'queueUrl' or 'eventBusName'`);
+  }
+  return queueUrl ? { ...options, queueUrl } : { ...options, eventBusName: eventBusName! };
 }

@@ -1,6 +1,6 @@
 import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { OutboxMessage } from './outbox-message.js';
-import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
+import { missingPeer, thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
 
 /**
  * Sends outbox events to an EventBridge bus with `PutEvents`: `Source` from the options,
@@ -21,7 +21,7 @@ export class EventBridgePublisher implements OutboxPublisher {
   async publish(messages: readonly OutboxMessage[]): Promise<PublishOutcome> {
     try {
       // Loaded on first use, like the SQS client: no cold-start cost for handlers that never dispatch.
-      const eventBridge = await import('@aws-sdk/client-eventbridge');
+      const eventBridge = await import('@aws-sdk/client-eventbridge').catch(missingPeer('@aws-sdk/client-eventbridge'));
       this.client ??= new eventBridge.EventBridgeClient({});
       const out = await this.client.send(new eventBridge.PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }));
       if (!out.FailedEntryCount) return { kind: 'sent' };

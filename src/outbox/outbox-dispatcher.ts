@@ -38,9 +38,10 @@ interface Stop {
  * IAM: `dynamodb:BatchWriteItem` on the journal table (the CDK construct limits it to `outbox#` keys).
  *
  * @example
- * export const handler = outboxDispatcher({ queueUrl: process.env.ORDER_EVENTS_QUEUE_URL! });
+ * export const handler = outboxDispatcher(); // the destination the OutboxDispatcher construct set
+ * export const toQueue = outboxDispatcher({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/order-events' });
  */
-export function outboxDispatcher(options: OutboxDispatcherOptions): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+export function outboxDispatcher(options: OutboxDispatcherOptions = {}): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
   const { publisher, marker, logger } = resolveDispatcherOptions(options);
 
   async function send(pending: readonly Pending[]): Promise<Stop | undefined> {

@@ -1,3 +1,4 @@
+import { IdempotencyError } from '../core/index.js';
 import { messageBytes, type OutboxMessage } from './outbox-message.js';
 
 /** Where the dispatcher sends events: one implementation per destination service. */
@@ -49,4 +50,17 @@ export function batchesOf(messages: readonly OutboxMessage[]): OutboxMessage[][]
 export function thrownOutcome(error: unknown): PublishOutcome {
   const name = (error as { name?: string })?.name ?? 'Error';
   return { kind: 'failed', index: 0, reason: `${name}: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/**
+ * The answer to a destination's SDK client that is not installed: it is an optional peer
+ * dependency, loaded only by dispatchers that send there. Used as `import(name).catch(...)`,
+ * which also lets bundlers build a handler that never dispatches without the package.
+ */
+export function missingPeer(packageName: string): (error: unknown) => never {
+  return function rejectMissingPeer(error: unknown): never {
+    throw new IdempotencyError('missing-dependency', `${packageName} is not installed; this destination needs it (npm install ${packageName})`, {
+      cause: error,
+    });
+  };
 }

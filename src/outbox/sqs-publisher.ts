@@ -1,7 +1,7 @@
 import { InvalidOptionsError } from '../core/index.js';
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, type OutboxMessage } from './outbox-message.js';
-import { thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
+import { missingPeer, thrownOutcome, type OutboxPublisher, type PublishOutcome } from './publisher.js';
 
 /** True for a FIFO queue URL (its name ends in `.fifo`). */
 export function isFifoQueueUrl(queueUrl: string): boolean {
@@ -37,7 +37,7 @@ export class SqsPublisher implements OutboxPublisher {
     }
     try {
       // Loaded on first use: a handler that only imports the toolkit never pays for the SQS client at cold start.
-      const sqs = await import('@aws-sdk/client-sqs');
+      const sqs = await import('@aws-sdk/client-sqs').catch(missingPeer('@aws-sdk/client-sqs'));
       this.client ??= new sqs.SQSClient({});
       const out = await this.client.send(new sqs.SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
       const failures = (out.Failed ?? []).map((failure) => ({ index: Number(failure.Id), reason: `${failure.Code ?? 'Failed'}: ${failure.Message ?? ''}` }));

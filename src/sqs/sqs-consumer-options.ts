@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import { readFunction, readNumber, readString, required } from '../core/index.js';
+import { IdemkitEnvironment, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
 import { resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
 
@@ -8,9 +8,10 @@ export interface SqsConsumerOptions extends GuardOptions {
   /**
    * Name of this consumer: the scope of its inbox records (`msg#<consumer>#<messageId>`) and
    * the `Consumer` metric dimension. Two consumers of one message keep separate records.
+   * @default process.env.IDEMKIT_CONSUMER (set by the `GuardedQueueConsumer` construct)
    * @example 'order-events'
    */
-  readonly consumer: string;
+  readonly consumer?: string;
   /**
    * The id that makes two deliveries one message. Use an id the producer carried (see
    * `fromMessageAttribute`, `fromBodyField`) when the same logical message can be sent
@@ -58,10 +59,19 @@ export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSet
   const engineSettings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   return {
     engineSettings,
-    consumer: required(FACTORY, 'consumer', readString(FACTORY, 'consumer', options.consumer, undefined)),
+    consumer: consumerOf(options),
     messageId: readFunction(FACTORY, 'messageId', options.messageId, DEFAULT_SQS_CONSUMER_OPTIONS.messageId),
     fingerprint: readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined),
     concurrency: readNumber(FACTORY, 'concurrency', options.concurrency, DEFAULT_SQS_CONSUMER_OPTIONS.concurrency, { min: 1, max: 1_000, integer: true }),
     logger: options.logger ?? defaultLogger(),
   };
+}
+
+/** The `consumer` option, or the name the `GuardedQueueConsumer` construct set in the environment. */
+function consumerOf(options: SqsConsumerOptions): string {
+  const consumer = readString(FACTORY, 'consumer', options.consumer, process.env[IdemkitEnvironment.consumer] || undefined);
+  if (consumer === undefined) {
+    throw new InvalidOptionsError(`${FACTORY}: option 'consumer' is required (or set ${IdemkitEnvironment.consumer})`);
+  }
+  return consumer;
 }

@@ -72,7 +72,7 @@ describe('benchmark harness on a small plan', () => {
 
   it('renders a report with every target and section', () => {
     const report = renderReport(results);
-    expect(checkTargets(results)).toHaveLength(12);
+    expect(checkTargets(results)).toHaveLength(14);
     for (const heading of ['## Targets', '## DynamoDB calls per attempt', '## Latency per invocation', '## Throughput', '## Same key', '## A handler that writes one item', '## Fingerprint cost', '## Bundle size and cold import']) {
       expect(report).toContain(heading);
     }

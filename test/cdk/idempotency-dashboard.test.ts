@@ -111,4 +111,17 @@ describe('IdempotencyDashboard', () => {
     });
     expect(dashboardBody(customTemplate)).toContain('ApproximateNumberOfMessagesVisible');
   });
+
+  it('derives alarm ids from names, so listing one more operation replaces no alarm', () => {
+    const alarmIds = (operations: string[]) => {
+      const stack = new Stack(testApp(), 'Ids');
+      new IdempotencyDashboard(stack, 'Dashboard', { operations, deadLetterQueues: [secureQueue(stack, 'Dlq')] });
+      return Object.keys(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm'));
+    };
+    const before = alarmIds(['POST /payments', 'POST /payments/{id}/refunds']);
+    const after = alarmIds(['GET /health', 'POST /payments', 'POST /payments/{id}/refunds']);
+
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after).toHaveLength(before.length + 3);
+  });
 });

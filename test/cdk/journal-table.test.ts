@@ -2,7 +2,7 @@ import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { IdempotencyJournalTable, JOURNAL_ACTIONS } from '../../lib/index.js';
+import { IdempotencyJournalTable, JOURNAL_ACTIONS, OPERATOR_ACTIONS } from '../../lib/index.js';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/journal/schema.js';
 import { actionsOf, policyStatements, testApp } from './test-app.js';
 
@@ -20,7 +20,7 @@ describe('IdempotencyJournalTable', () => {
     encryptionKey: key,
     pointInTimeRecovery: false,
     removalPolicy: RemovalPolicy.DESTROY,
-    deletionProtection: true,
+    deletionProtection: false,
   });
   customJournal.grantJournalAccess(new Role(options, 'Grantee', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }));
 
@@ -50,6 +50,10 @@ describe('IdempotencyJournalTable', () => {
 
   it('is retained when it leaves the stack', () => {
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('keeps deletion protection on by default', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
   });
 
   it('grants exactly the journal actions on the table ARN only', () => {
@@ -82,7 +86,7 @@ describe('IdempotencyJournalTable', () => {
       DeletionPolicy: 'Delete',
       Properties: Match.objectLike({
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
-        DeletionProtectionEnabled: true,
+        DeletionProtectionEnabled: false,
       }),
     });
   });
@@ -95,5 +99,63 @@ describe('IdempotencyJournalTable', () => {
     expect(defaultJournal.metricConditionalCheckFailedRequests().toMetricConfig().metricStat!.metricName).toBe(
       'ConditionalCheckFailedRequests',
     );
+  });
+});
+
+describe('IdempotencyJournalTable.fromTableName / fromTableAttributes', () => {
+  const stack = new Stack(testApp(), 'Imported', { env: { account: '111111111111', region: 'eu-west-1' } });
+  const key = new Key(stack, 'Key', { enableKeyRotation: true });
+  const byName = IdempotencyJournalTable.fromTableName(stack, 'ByName', 'existing-journal');
+  const streamArn = 'arn:aws:dynamodb:eu-west-1:111111111111:table/keyed-journal/stream/2026-01-01T00:00:00.000';
+  const byAttributes = IdempotencyJournalTable.fromTableAttributes(stack, 'ByAttributes', {
+    tableName: 'keyed-journal',
+    tableStreamArn: streamArn,
+    encryptionKey: key,
+  });
+  const runtime = new Role(stack, 'Runtime', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  const operator = new Role(stack, 'Operator', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  byName.grantJournalAccess(runtime);
+  byAttributes.grantOperatorAccess(operator);
+  const template = Template.fromStack(stack);
+  const tableArn = (name: string) => ({
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:eu-west-1:111111111111:table/${name}`]],
+  });
+
+  it('creates no table', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 0);
+  });
+
+  it('grants the journal actions on the imported table ARN only', () => {
+    const dynamo = policyStatements(template).filter(({ roles, statement }) =>
+      JSON.stringify(roles).includes('Runtime') && actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamo).toHaveLength(1);
+    expect(actionsOf(dynamo[0].statement).sort()).toEqual([...JOURNAL_ACTIONS].sort());
+    expect(dynamo[0].statement.Resource).toEqual(tableArn('existing-journal'));
+  });
+
+  it('grants the operator CLI exactly its actions, and the imported key', () => {
+    const statements = policyStatements(template).filter(({ roles }) => JSON.stringify(roles).includes('Operator'));
+    const dynamo = statements.filter(({ statement }) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+    expect(dynamo).toHaveLength(1);
+    expect(actionsOf(dynamo[0].statement).sort()).toEqual([...OPERATOR_ACTIONS].sort());
+    expect(dynamo[0].statement.Resource).toEqual(tableArn('keyed-journal'));
+    expect(statements.some(({ statement }) => actionsOf(statement).includes('kms:Decrypt'))).toBe(true);
+  });
+
+  it('knows the stream only when it was given', () => {
+    expect(byName.tableStreamArn).toBeUndefined();
+    expect(byAttributes.tableStreamArn).toBe(streamArn);
+  });
+
+  it('names the imported table', () => {
+    expect(byName.tableName).toBe('existing-journal');
+  });
+});
+
+describe('OPERATOR_ACTIONS', () => {
+  it('covers what inspect, stuck and resolve call, and nothing that creates or drops tables', () => {
+    expect(OPERATOR_ACTIONS).toEqual(expect.arrayContaining(['dynamodb:DescribeTable', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+    expect(OPERATOR_ACTIONS.filter((action) => /Create|Delete(Table|Backup)|\*/.test(action))).toEqual([]);
   });
 });

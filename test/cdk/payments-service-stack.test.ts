@@ -1,7 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { PaymentsServiceStack } from '../../lib/index.js';
+import { PaymentsServiceStack } from '../../lib/example/payments-service-stack.js';
 import { actionsOf, policyStatements, resourcesOf, testApp } from './test-app.js';
 
 describe('PaymentsServiceStack', () => {
@@ -65,7 +65,7 @@ describe('PaymentsServiceStack', () => {
 
   it('feeds the order-events queue from the outbox', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^OrderEventsQueue') } }) },
+      Environment: { Variables: Match.objectLike({ IDEMKIT_OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^OrderEventsQueue') } }) },
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {

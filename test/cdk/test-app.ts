@@ -1,6 +1,6 @@
 import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { exampleHandlerEntry } from '../../lib/index.js';
+import { exampleHandlerEntry } from '../../lib/example/handler-entry.js';
 
 /**
  * An app that skips asset bundling (`aws:cdk:bundling-stacks` empty): these tests assert

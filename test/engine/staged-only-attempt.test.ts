@@ -93,6 +93,22 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     expect(await world.journal().get(pkOf(entryPoint, key))).toBeUndefined();
   });
 
+  it('treats a staged write DynamoDB refuses (a missing table) as the handler’s failure: nothing committed, a retry runs again', async () => {
+    const key = newKey();
+
+    const failed = await world
+      .container(entryPoint, { writeToMissingTable: true })
+      .send({ key, amount: 100 })
+      .catch((error: Error) => ({ thrown: error.name }));
+    const retry = await world.container(entryPoint).send({ key, amount: 100 });
+
+    if (entryPoint === 'http') expect(failed).toEqual({ thrown: 'StagedWriteError' });
+    else expect(failed).toMatchObject({ status: 'released', code: 'staged-write-failed', commands: ONE_COMMIT });
+    expect(retry.status).toBe('new');
+    expect(world.runs.get(key)).toBe(2);
+    expect(await world.entries(key)).toBe(1);
+  });
+
   it('answers 409 uniqueness-conflict when the claim is held, and commits nothing', async () => {
     const order = `order-${randomUUID()}`;
     await world.container(entryPoint, { claim: order }).send({ key: newKey(), amount: 100 });

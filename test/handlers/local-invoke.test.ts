@@ -9,7 +9,7 @@ import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
-import { PaymentsServiceStack } from '../../lib/index.js';
+import { PaymentsServiceStack } from '../../lib/example/payments-service-stack.js';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -187,7 +187,7 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
     const queueName = `order-events-${suffix}`;
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queueName }));
     const stream = await outboxStreamEvent();
-    const dispatched = await invoke('Outbox/Dispatcher', stream, { OUTBOX_QUEUE_URL: QueueUrl! });
+    const dispatched = await invoke('Outbox/Dispatcher', stream, { IDEMKIT_OUTBOX_QUEUE_URL: QueueUrl! });
     expect(dispatched).toEqual({ batchItemFailures: [] });
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
     const confirmed = (received.Messages ?? []).filter((m) => JSON.parse(m.Body!).type === 'order.confirmed');
@@ -208,7 +208,7 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
     await createStringKeyTable(dynamo, sampleTable, 'pk').catch((error) => {
       if (error.name !== 'ResourceInUseException') throw error;
     });
-    const result = await invoke('Outbox/Dispatcher', eventFile('dynamodb-stream-outbox.json'), { OUTBOX_QUEUE_URL: QueueUrl! });
+    const result = await invoke('Outbox/Dispatcher', eventFile('dynamodb-stream-outbox.json'), { IDEMKIT_OUTBOX_QUEUE_URL: QueueUrl! });
     expect(result).toEqual({ batchItemFailures: [] });
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
     expect(received.Messages?.map((m) => m.MessageAttributes?.eventId?.StringValue).sort()).toEqual(

@@ -40,7 +40,7 @@ describe('npm start (the local payments API)', () => {
     port = await freePort();
     run = npmStart(port);
     url = (await waitForOutput(run, LISTENING))[1];
-  }, 100_000);
+  }, 160_000);
 
   afterAll(() => killAll([run.child.pid!, ...descendantsOf(run.child.pid!)]));
 
@@ -116,7 +116,7 @@ describe('npm start stops what it started on every exit path', () => {
       expect(await isListening(port)).toBe(false);
       expect(run.output()).toMatch(/stopped DynamoDB Local/);
     },
-    120_000,
+    200_000,
   );
 
   it('a signal during start-up stops the DynamoDB Local that is still starting', async () => {
@@ -126,7 +126,7 @@ describe('npm start stops what it started on every exit path', () => {
     run.child.kill('SIGTERM');
     await run.exited;
     expect(await survivorsAfter(started, 10_000)).toEqual([]);
-  }, 120_000);
+  }, 200_000);
 
   it('a port already in use ends start-up with exit code 1, a clear message and nothing left running', async () => {
     const port = await freePort();
@@ -141,7 +141,7 @@ describe('npm start stops what it started on every exit path', () => {
     } finally {
       blocker.close();
     }
-  }, 120_000);
+  }, 200_000);
 });
 
 /** The java process (DynamoDB Local) somewhere below `pid`, once it has been spawned. */

@@ -29,7 +29,7 @@ export function npmStart(port: number): NpmStart {
 }
 
 /** Resolves once `pattern` appears in the output; rejects after `timeoutMs` or when npm exits first. */
-export async function waitForOutput(run: NpmStart, pattern: RegExp, timeoutMs = 90_000): Promise<RegExpExecArray> {
+export async function waitForOutput(run: NpmStart, pattern: RegExp, timeoutMs = 150_000): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = pattern.exec(run.output());

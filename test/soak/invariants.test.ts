@@ -141,7 +141,8 @@ describe('the soak invariants, checked against DynamoDB Local', () => {
     expect(result.violations).toEqual([]);
     expect(result.checked.get('stock reserved once per order event')).toBe(2);
     expect(result.checked.get('every 2xx carries its payment')).toBe(3);
-  });
+    // It runs the example service end to end (tables, queue, consumer): more than a unit test's budget.
+  }, 120_000);
 
   it('catch a second payment for a key that was answered 2xx', async () => {
     const run = await consistentRun();

@@ -1,20 +1,21 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { outboxDispatcher } from '../../index.js';
-import { HandlerEnv } from '../service-config.js';
+import { IdemkitEnvironment, outboxDispatcher } from '../../index.js';
 
 /**
  * The outbox dispatcher of the example service, sending to the queue named by
- * `OUTBOX_QUEUE_URL` or the bus named by `OUTBOX_EVENT_BUS_NAME`.
+ * `IDEMKIT_OUTBOX_QUEUE_URL` or the bus named by `IDEMKIT_OUTBOX_EVENT_BUS_NAME` (what the
+ * `OutboxDispatcher` construct sets). `outboxDispatcher()` reads them by itself; the example
+ * reads them here only to give the queue's client the local endpoint.
  *
  * @throws Error when neither or both are set
- * @example const handler = createOutboxDispatcherHandler({ OUTBOX_QUEUE_URL: url });
+ * @example const handler = createOutboxDispatcherHandler({ IDEMKIT_OUTBOX_QUEUE_URL: url });
  */
 export function createOutboxDispatcherHandler(env: NodeJS.ProcessEnv = process.env) {
-  const queueUrl = env[HandlerEnv.outboxQueueUrl];
-  const eventBusName = env[HandlerEnv.outboxEventBus];
+  const queueUrl = env[IdemkitEnvironment.outboxQueueUrl];
+  const eventBusName = env[IdemkitEnvironment.outboxEventBusName];
   if (Boolean(queueUrl) === Boolean(eventBusName)) {
-    throw new Error(`Set exactly one of ${HandlerEnv.outboxQueueUrl} and ${HandlerEnv.outboxEventBus}`);
+    throw new Error(`Set exactly one of ${IdemkitEnvironment.outboxQueueUrl} and ${IdemkitEnvironment.outboxEventBusName}`);
   }
   if (queueUrl) {
     // The queue is in the function's own region, so the regional endpoint (or

@@ -47,6 +47,8 @@ export interface Behaviour {
   readonly claim?: string;
   /** Also stage a condition on an item that does not exist. */
   readonly requireMissingRow?: boolean;
+  /** Also stage a write to a table that does not exist. */
+  readonly writeToMissingTable?: boolean;
   /** Throw after staging. */
   readonly throws?: boolean;
   /** HTTP status to answer (HTTP only). @default 201 */
@@ -202,6 +204,7 @@ export class StagedOnlyWorld {
           ConditionExpression: 'attribute_exists(pk)',
         },
       });
+    if (behaviour.writeToMissingTable) scope.stage({ Put: { TableName: 'no-such-table', Item: { pk: payment.key } } });
     if (behaviour.claim) scope.claimUnique('order', behaviour.claim);
     if (behaviour.hold) {
       behaviour.hold.entered();

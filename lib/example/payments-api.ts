@@ -7,15 +7,14 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { HandlerEnv } from '../src/handlers/service-config.js';
-import { exampleHandlerEntry } from './example-handler-entry.js';
-import { IdemkitFunction } from './idemkit-function.js';
-import type { IdempotencyJournalTable } from './journal-table.js';
+import { HandlerEnv } from '../../src/handlers/service-config.js';
+import { IdemkitFunction, type IIdempotencyJournal } from '../index.js';
+import { exampleHandlerEntry } from './handler-entry.js';
 
 /** Properties of a {@link PaymentsApi}. */
 export interface PaymentsApiProps {
   /** The idempotency journal. */
-  readonly journal: IdempotencyJournalTable;
+  readonly journal: IIdempotencyJournal;
   /** The payments table (partition key `paymentId`). */
   readonly paymentsTable: ITable;
   /** `POWERTOOLS_SERVICE_NAME` of the functions. */
@@ -85,7 +84,7 @@ export class PaymentsApi extends Construct {
     });
 
     const paymentsEnv = { [HandlerEnv.paymentsTable]: props.paymentsTable.tableName };
-    const fn = (name: string, journal?: IdempotencyJournalTable) =>
+    const fn = (name: string, journal?: IIdempotencyJournal) =>
       new IdemkitFunction(this, name, {
         entry: exampleHandlerEntry(kebab(name)),
         journal,

@@ -2,12 +2,9 @@ import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'a
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { ExampleTableKey, ORDER_EVENTS_CONSUMER, HandlerEnv, PAYMENTS_SERVICE_NAME, PaymentsOperation } from '../src/handlers/service-config.js';
-import { exampleHandlerEntry } from './example-handler-entry.js';
-import { GuardedQueueConsumer } from './guarded-queue-consumer.js';
-import { IdempotencyDashboard } from './idempotency-dashboard.js';
-import { IdempotencyJournalTable } from './journal-table.js';
-import { OutboxDispatcher } from './outbox-dispatcher.js';
+import { ExampleTableKey, ORDER_EVENTS_CONSUMER, HandlerEnv, PAYMENTS_SERVICE_NAME, PaymentsOperation } from '../../src/handlers/service-config.js';
+import { GuardedQueueConsumer, IdempotencyDashboard, IdempotencyJournalTable, OutboxDispatcher } from '../index.js';
+import { exampleHandlerEntry } from './handler-entry.js';
 import { PaymentsApi } from './payments-api.js';
 
 /** Properties of a {@link PaymentsServiceStack}. */

@@ -1,0 +1,23 @@
+/**
+ * Environment variables the runtime reads when the matching option is absent, and that the
+ * CDK constructs set on the functions they create.
+ *
+ * Pure constants: `lib/` imports this module, so what a construct sets is what the runtime
+ * reads, by construction.
+ *
+ * @example
+ * const tableName = process.env[IdemkitEnvironment.tableName]; // 'IDEMKIT_TABLE_NAME'
+ */
+export const IdemkitEnvironment = Object.freeze({
+  /** Journal table of a `DynamoDBJournal` created without `tableName`. */
+  tableName: 'IDEMKIT_TABLE_NAME',
+  /** `consumer` of an `sqsConsumer` created without one. */
+  consumer: 'IDEMKIT_CONSUMER',
+  /** Queue an `outboxDispatcher` created without `queueUrl` or `eventBusName` sends to. */
+  outboxQueueUrl: 'IDEMKIT_OUTBOX_QUEUE_URL',
+  /** Event bus an `outboxDispatcher` created without `queueUrl` or `eventBusName` puts events on. */
+  outboxEventBusName: 'IDEMKIT_OUTBOX_EVENT_BUS_NAME',
+} as const);
+
+/** Name of one of the {@link IdemkitEnvironment} variables. */
+export type IdemkitEnvironmentName = (typeof IdemkitEnvironment)[keyof typeof IdemkitEnvironment];
