@@ -1,5 +1,5 @@
 import { ProvisionedThroughputExceededException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { RecordPrefix } from '../../src/journal/schema.js';
+import { journalOperationOf, RecordPrefix, type JournalOperation } from '../../src/journal/index.js';
 
 /** Where a handler process is killed: after its reservation landed, or after `beginEffect` (before or after the rail call). */
 export type KillPoint = 'after-reserve' | 'after-begin-effect' | 'after-charge';
@@ -60,7 +60,7 @@ export function addDynamoDBFaults(client: DynamoDBClient, current: () => CallFau
         faults.fired.delayed += 1;
         await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
       }
-      const write = writeOf(String(context.commandName), args.input as WriteInput);
+      const write = writeOf(journalOperationOf(context), args.input as WriteInput);
       const output = await next(args);
       if (write !== undefined && faults.dropAfter === write) {
         faults.dropAfter = undefined;
@@ -78,9 +78,9 @@ interface WriteInput {
   readonly Item?: { readonly pk?: { readonly S?: string } };
 }
 
-/** The reservation of a request record (a conditional `PutItem` of `req#…`), or a completion transaction. */
-function writeOf(commandName: string, input: WriteInput): DroppedWrite | undefined {
-  if (commandName === 'PutItemCommand' && input.Item?.pk?.S?.startsWith(RecordPrefix.request)) return 'reserve';
-  if (commandName === 'TransactWriteItemsCommand') return 'commit';
+/** The reservation of a request record (`req#…`), or a completion (leased or staged-only), by the journal's own tag. */
+function writeOf(operation: JournalOperation | undefined, input: WriteInput): DroppedWrite | undefined {
+  if (operation === 'reserve' && input.Item?.pk?.S?.startsWith(RecordPrefix.request)) return 'reserve';
+  if (operation === 'complete' || operation === 'commitStaged') return 'commit';
   return undefined;
 }

@@ -58,7 +58,9 @@ function toAttribute(value: unknown): AttributeValue {
  */
 export function fromAttributeMap(map: AttributeMap): Record<string, unknown> {
   const item: Record<string, unknown> = {};
-  for (const name in map) item[name] = fromAttribute(map[name]);
+  // Own names only, as util-dynamodb reads them (Object.entries): a map whose prototype was set
+  // by an attribute named `__proto__` must not hand its inherited names over as attributes.
+  for (const name of Object.keys(map)) item[name] = fromAttribute(map[name]);
   return item;
 }
 

@@ -1,7 +1,7 @@
 import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { putAllInBatches } from './item-calls.js';
-import { OUTBOX_RETENTION_SECONDS } from './items.js';
+import { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
 
 const TABLE_IN_STREAM_ARN = /:table\/([^/]+)\/stream\//;
 

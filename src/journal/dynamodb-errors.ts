@@ -1,31 +1,13 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { JournalUnavailableError, LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../core/index.js';
+import { LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import type { CompletionWrites, TransactItem } from './journal.js';
-import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
-import { recordFromItem, type JournalItem } from './record-item.js';
+import { toJournalError } from './item-calls.js';
+import { recordFromItem } from './record-item.js';
 
 type AwsError = { name?: string; message?: string; Item?: Record<string, unknown>; CancellationReasons?: Array<{ Code?: string; Message?: string; Item?: Record<string, unknown> }> };
 
 /** Cancellation reasons that a retry of the same transaction may not meet: the journal's kind of trouble. */
 const TRANSIENT_REASONS = new Set(['None', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'ThrottlingError', 'RequestLimitExceeded']);
-
-/** True for a failed `ConditionExpression` on a single-item write. */
-export function isConditionFailure(error: unknown): boolean {
-  return (error as AwsError)?.name === 'ConditionalCheckFailedException';
-}
-
-/** The item returned with `ReturnValuesOnConditionCheckFailure: ALL_OLD` (the SDK leaves it marshalled). */
-export function oldItemOf(error: unknown): JournalItem | undefined {
-  const item = (error as AwsError).Item;
-  return item ? fromAttributeMap(item as AttributeMap) : undefined;
-}
-
-/** Wraps an unexpected SDK failure: the journal could not answer. */
-export function toJournalError(error: unknown, operation: string): JournalUnavailableError {
-  const name = (error as AwsError)?.name ?? 'Error';
-  const message = error instanceof Error ? error.message : String(error);
-  return new JournalUnavailableError(`Journal ${operation} failed: ${name}: ${message}`, { cause: error });
-}
 
 /** How a completion transaction is laid out, to tell which of its items a failure is about. */
 export interface CompletionLayout {

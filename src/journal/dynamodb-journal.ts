@@ -1,17 +1,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IdemkitEnvironment, InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
-import { classifyCancellation, isConditionFailure, oldItemOf, toJournalError } from './dynamodb-errors.js';
-import { leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
-import { commitStagedOnDynamoDB, putIfAbsent } from './dynamodb-staged-commit.js';
-import { ItemCalls } from './item-calls.js';
-import { ResponseChunks } from './response-chunks.js';
-import { recordFromItem, type JournalItem } from './record-item.js';
-import { encodeResponse } from './response-codec.js';
-import { completionUpdate } from './completion-update.js';
+import { completionUpdate, outboxItem, putIfAbsent, uniqueItem } from './completion-writes.js';
 import { JournalCondition } from './conditions.js';
-import { RecordKind, RecordPrefix, RecordStatus } from './schema.js';
+import { classifyCancellation } from './dynamodb-errors.js';
+import { commitStagedOnDynamoDB } from './dynamodb-staged-commit.js';
+import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
+import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import { newRecordItem, recordFromItem } from './record-item.js';
+import { expiryFromNow, leaseAwareExpiry, newLeaseToken } from './record-lifetime.js';
+import { RecordStatus, type JournalItem } from './schema.js';
+import { encodeResponse, ResponseChunks } from './stored-response.js';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
@@ -72,22 +71,19 @@ export class DynamoDBJournal implements Journal {
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
-    const item: JournalItem = {
+    const leaseUntilEpochMs = now + request.leaseMs;
+    const item = newRecordItem({
       pk: request.pk,
-      kind: request.pk.startsWith(RecordPrefix.message) ? RecordKind.message : RecordKind.request,
       status: RecordStatus.inProgress,
       fingerprint: request.fingerprint,
       leaseToken: newLeaseToken(),
-      leaseUntil: now + request.leaseMs,
-      attempt: 1,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: leaseAwareExpiry(now, request.ttlSeconds, now + request.leaseMs),
-      evidence: {},
-      effectStarted: false,
-    };
+      leaseUntilEpochMs,
+      createdAtEpochMs: now,
+      updatedAtEpochMs: now,
+      expiresAtEpochSeconds: leaseAwareExpiry(now, request.ttlSeconds, leaseUntilEpochMs),
+    });
     try {
-      const old = await this.calls.put(item, {
+      const old = await this.calls.put('reserve', item, {
         ConditionExpression: JournalCondition.claimable,
         ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
         ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':nowMs': now, ':inProgress': RecordStatus.inProgress },
@@ -168,8 +164,8 @@ export class DynamoDBJournal implements Journal {
   async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
     const now = this.clock();
     const encoded = encodeResponse(response);
-    if (encoded.encoding === 'chunked') await this.chunks.write(pk, leaseToken, encoded.chunks, now, ttlSeconds);
-    const completion = completionUpdate(pk, leaseToken, encoded, now, ttlSeconds);
+    await this.chunks.write(pk, leaseToken, encoded, expiryFromNow(now, ttlSeconds));
+    const completion = completionUpdate(pk, encoded, now, ttlSeconds, { kind: 'lease', leaseToken });
     const hasWrites = writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
     if (!hasWrites) {
       try {
@@ -181,13 +177,13 @@ export class DynamoDBJournal implements Journal {
     }
     const items: TransactItem[] = [
       { Update: { TableName: this.tableName, ...completion, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as NonNullable<TransactItem['Update']> },
-      ...writes.uniqueClaims.map((claim) => this.putIfAbsent(uniqueItem(claim, pk, now))),
-      ...writes.outbox.map((event) => this.putIfAbsent(outboxItem(event, pk))),
+      ...writes.uniqueClaims.map((claim) => putIfAbsent(this.tableName, uniqueItem(claim, pk, now))),
+      ...writes.outbox.map((event) => putIfAbsent(this.tableName, outboxItem(event, pk))),
       ...writes.staged,
     ];
     try {
       // The token makes an SDK resend of a transaction that landed a no-op instead of a conflict.
-      await this.calls.transactWrite(items, sha256Hex(`${pk}\n${leaseToken}`).slice(0, 36));
+      await this.calls.transactWrite('complete', items, sha256Hex(`${pk}\n${leaseToken}`).slice(0, 36));
     } catch (error) {
       const cause = classifyCancellation(error, { tableName: this.tableName, items, writes });
       if (!isOwnCompletion(cause, leaseToken)) throw cause;
@@ -217,6 +213,7 @@ export class DynamoDBJournal implements Journal {
   async release(pk: string, leaseToken: string): Promise<void> {
     try {
       await this.calls.delete(
+        'release',
         { pk },
         {
           ConditionExpression: JournalCondition.leaseHeldNotCompleted,
@@ -232,7 +229,7 @@ export class DynamoDBJournal implements Journal {
 
   async get(pk: string): Promise<JournalRecord | undefined> {
     try {
-      const item = await this.calls.get({ pk });
+      const item = await this.calls.get('get', { pk });
       return item ? this.chunks.attach(item, recordFromItem(item)) : undefined;
     } catch (error) {
       throw toJournalError(error, 'get');
@@ -241,29 +238,26 @@ export class DynamoDBJournal implements Journal {
 
   async resolve(pk: string, resolution: Resolution): Promise<void> {
     const now = this.clock();
-    const condition = JournalCondition.resolvable;
-    const values = { ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now };
     try {
       if (resolution.outcome === 'released') {
         await this.calls.delete(
+          'resolve',
           { pk },
-          { ConditionExpression: condition, ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+          {
+            ConditionExpression: JournalCondition.resolvable,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
         );
         return;
       }
-      const token = newLeaseToken();
+      // An operator is not fenced by a lease: the record takes a new token, which names its chunks.
+      const newToken = newLeaseToken();
       const encoded = encodeResponse(resolution.response);
-      if (encoded.encoding === 'chunked') await this.chunks.write(pk, token, encoded.chunks, now, resolution.ttlSeconds);
-      const update = completionUpdate(pk, token, encoded, now, resolution.ttlSeconds);
-      // An operator is not fenced by a lease: the condition is on the record's state instead.
-      const { ':mine': _unused, ...completionValues } = update.ExpressionAttributeValues;
-      await this.calls.update(update.Key, {
-        UpdateExpression: `${update.UpdateExpression}, leaseToken = :token`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: update.ExpressionAttributeNames,
-        ExpressionAttributeValues: { ...completionValues, ...values, ':token': token },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
+      await this.chunks.write(pk, newToken, encoded, expiryFromNow(now, resolution.ttlSeconds));
+      const { Key, ...update } = completionUpdate(pk, encoded, now, resolution.ttlSeconds, { kind: 'operator', newToken });
+      await this.calls.update('resolve', Key, { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
     } catch (error) {
       if (!isConditionFailure(error)) throw toJournalError(error, 'resolve');
       const old = oldItemOf(error);
@@ -275,12 +269,8 @@ export class DynamoDBJournal implements Journal {
     return commitStagedOnDynamoDB({ tableName: this.tableName, calls: this.calls, chunks: this.chunks }, commit, this.clock());
   }
 
-  private putIfAbsent(item: Record<string, unknown>): TransactItem {
-    return putIfAbsent(this.tableName, item);
-  }
-
   private async fenced(
-    operation: string,
+    operation: JournalOperation,
     pk: string,
     leaseToken: string,
     updateExpression: string,
@@ -296,16 +286,16 @@ export class DynamoDBJournal implements Journal {
     });
   }
 
-  private async fencedUpdate(operation: string, input: { Key: JournalItem } & Parameters<ItemCalls['update']>[1]): Promise<JournalItem> {
+  private async fencedUpdate(operation: JournalOperation, input: { Key: JournalItem } & Parameters<ItemCalls['update']>[2]): Promise<JournalItem> {
     const { Key, ...rest } = input;
     try {
-      return (await this.calls.update(Key, { ...rest, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })) ?? {};
+      return (await this.calls.update(operation, Key, { ...rest, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })) ?? {};
     } catch (error) {
       throw this.fenceError(error, operation);
     }
   }
 
-  private fenceError(error: unknown, operation: string): Error {
+  private fenceError(error: unknown, operation: JournalOperation): Error {
     if (!isConditionFailure(error)) return toJournalError(error, operation);
     const old = oldItemOf(error);
     return new LeaseLostError(old ? recordFromItem(old) : undefined);

@@ -1,13 +1,12 @@
-import { JournalCondition } from './conditions.js';
 import { hash } from 'node:crypto';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
+import { outboxItem, putIfAbsent, uniqueItem } from './completion-writes.js';
 import type { ItemCalls } from './item-calls.js';
-import { outboxItem, uniqueItem } from './items.js';
 import type { StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
-import { recordFromItem, type JournalItem } from './record-item.js';
-import type { ResponseChunks } from './response-chunks.js';
-import { RecordStatus } from './schema.js';
+import { recordFromItem } from './record-item.js';
+import { RecordStatus, type JournalItem } from './schema.js';
+import type { ResponseChunks } from './stored-response.js';
 import { stagedCommitCondition, stagedCommitItems } from './staged-commit.js';
 
 type CancellationReason = { Code?: string; Item?: Record<string, unknown> };
@@ -18,18 +17,6 @@ export interface StagedCommitTarget {
   readonly tableName: string;
   readonly calls: ItemCalls;
   readonly chunks: ResponseChunks;
-}
-
-/** A conditional `Put` that fails when the item exists, returning the item held. */
-export function putIfAbsent(tableName: string, item: Record<string, unknown>): TransactItem {
-  const put = {
-    TableName: tableName,
-    Item: item,
-    ConditionExpression: JournalCondition.itemAbsent,
-    ExpressionAttributeNames: { '#pk': 'pk' },
-  };
-  // The item already there comes back with the cancellation, so a conflict can say who holds it.
-  return { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as TransactItem['Put'] };
 }
 
 /**
@@ -55,7 +42,7 @@ export async function commitStagedOnDynamoDB(
   ];
   try {
     // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
-    await calls.transactWrite(items, hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36));
+    await calls.transactWrite('commitStaged', items, hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36));
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);

@@ -15,7 +15,7 @@ export type {
 } from './journal.js';
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
-export { isClaimable, isExpired, newLeaseToken } from './items.js';
-export { isClaimableByCommit } from './staged-commit.js';
+export { isClaimable, isClaimableByCommit, isExpired, newLeaseToken } from './record-lifetime.js';
+export { journalOperationOf, JOURNAL_OPERATION_CONTEXT_KEY, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
-export { storedJsonForm } from './response-codec.js';
+export { storedJsonForm } from './stored-response.js';

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../core/index.js';
+import { InvalidOptionsError, JournalUnavailableError } from '../core/index.js';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
@@ -7,7 +7,6 @@ import {
   PutItemCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
-  type AttributeValue,
   type BatchGetItemCommandOutput,
   type BatchWriteItemCommandOutput,
   type DynamoDBClient,
@@ -15,8 +14,9 @@ import {
   type ReturnValuesOnConditionCheckFailure,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
-import { fromAttributeMap, toAttributeMap } from './attribute-values.js';
+import { fromAttributeMap, toAttributeMap, type AttributeMap } from './attribute-values.js';
 import type { TransactItem } from './journal.js';
+import type { JournalItem } from './schema.js';
 
 /** A plain JavaScript item or key. */
 export type PlainItem = Record<string, unknown>;
@@ -29,7 +29,46 @@ export interface Expressions {
 }
 
 type Sender = Pick<DynamoDBClient, 'send'>;
-type AttributeMap = Record<string, AttributeValue>;
+type AwsError = { name?: string; Item?: Record<string, unknown> };
+
+/**
+ * The journal operation a DynamoDB request is sent for. Every request the journal sends
+ * carries it in the SDK's handler context (see {@link journalOperationOf}), so client
+ * middleware (tracing, logging, fault injection in tests) can tell journal calls apart without
+ * reading their expressions.
+ */
+export type JournalOperation =
+  | 'reserve'
+  | 'takeOver'
+  | 'heartbeat'
+  | 'beginEffect'
+  | 'recordEvidence'
+  | 'complete'
+  | 'writeChunks'
+  | 'readChunks'
+  | 'markUnknown'
+  | 'markAbandonedUnknown'
+  | 'release'
+  | 'get'
+  | 'resolve'
+  | 'commitStaged';
+
+/** The handler-context property that carries the {@link JournalOperation} of a request. */
+export const JOURNAL_OPERATION_CONTEXT_KEY = 'idemkitJournalOperation';
+
+/**
+ * The journal operation a request belongs to, read in client middleware from the SDK's
+ * handler context; undefined for requests the journal did not send.
+ *
+ * @example
+ * client.middlewareStack.add((next, context) => (args) => {
+ *   if (journalOperationOf(context) === 'complete') console.log('completing');
+ *   return next(args);
+ * }, { step: 'finalizeRequest' });
+ */
+export function journalOperationOf(context: object): JournalOperation | undefined {
+  return (context as Record<string, JournalOperation | undefined>)[JOURNAL_OPERATION_CONTEXT_KEY];
+}
 
 const toMap = toAttributeMap;
 const toValues = (values: Record<string, unknown> | undefined) => (values ? toMap(values) : undefined);
@@ -47,44 +86,50 @@ export class ItemCalls {
     private readonly tableName: string,
   ) {}
 
-  async put(item: PlainItem, expressions: Expressions & { ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<PlainItem | undefined> {
+  async put(
+    operation: JournalOperation,
+    item: PlainItem,
+    expressions: Expressions & { ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<PlainItem | undefined> {
     const out = await this.client.send(
-      new PutItemCommand({ TableName: this.tableName, Item: toMap(item), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) }),
+      tagged(operation, new PutItemCommand({ TableName: this.tableName, Item: toMap(item), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) })),
     );
     return fromMap(out.Attributes);
   }
 
   async update(
+    operation: JournalOperation,
     key: PlainItem,
     input: Expressions & { UpdateExpression: string; ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure },
   ): Promise<PlainItem | undefined> {
     const out = await this.client.send(
-      new UpdateItemCommand({ TableName: this.tableName, Key: toMap(key), ...input, ExpressionAttributeValues: toValues(input.ExpressionAttributeValues) }),
+      tagged(operation, new UpdateItemCommand({ TableName: this.tableName, Key: toMap(key), ...input, ExpressionAttributeValues: toValues(input.ExpressionAttributeValues) })),
     );
     return fromMap(out.Attributes);
   }
 
-  async delete(key: PlainItem, expressions: Expressions & { ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<void> {
-    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: toMap(key), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) }));
+  async delete(operation: JournalOperation, key: PlainItem, expressions: Expressions & { ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<void> {
+    await this.client.send(
+      tagged(operation, new DeleteItemCommand({ TableName: this.tableName, Key: toMap(key), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) })),
+    );
   }
 
-  async get(key: PlainItem): Promise<PlainItem | undefined> {
-    const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: toMap(key), ConsistentRead: true }));
+  async get(operation: JournalOperation, key: PlainItem): Promise<PlainItem | undefined> {
+    const out = await this.client.send(tagged(operation, new GetItemCommand({ TableName: this.tableName, Key: toMap(key), ConsistentRead: true })));
     return fromMap(out.Item);
   }
 
   /** Writes every item, resending what DynamoDB leaves unprocessed (25 items per call). */
-  async putAll(items: readonly PlainItem[]): Promise<void> {
-    await putAllInBatches(this.client, this.tableName, items.map(toMap));
+  async putAll(items: readonly PlainItem[], operation: JournalOperation): Promise<void> {
+    await putAllInBatches(this.client, this.tableName, items.map(toMap), operation);
   }
 
   /** Strongly consistent reads of every key, resending what DynamoDB leaves unprocessed. */
-  async getAll(keys: readonly PlainItem[]): Promise<PlainItem[]> {
+  async getAll(keys: readonly PlainItem[], operation: JournalOperation): Promise<PlainItem[]> {
     const found: PlainItem[] = [];
     let pending: BatchGetItemCommand['input']['RequestItems'] | undefined = { [this.tableName]: { Keys: keys.map(toMap), ConsistentRead: true } };
     for (let attempt = 0; pending && (pending[this.tableName]?.Keys?.length ?? 0) > 0; attempt++) {
       if (attempt > 0) await backOff(attempt);
-      const out: BatchGetItemCommandOutput = await this.client.send(new BatchGetItemCommand({ RequestItems: pending }));
+      const out: BatchGetItemCommandOutput = await this.client.send(tagged(operation, new BatchGetItemCommand({ RequestItems: pending })));
       for (const item of out.Responses?.[this.tableName] ?? []) found.push(fromAttributeMap(item));
       pending = out.UnprocessedKeys;
     }
@@ -92,9 +137,51 @@ export class ItemCalls {
   }
 
   /** One `TransactWriteItems` of DocumentClient-style entries; `clientRequestToken` makes a resend idempotent. */
-  async transactWrite(items: readonly TransactItem[], clientRequestToken?: string): Promise<void> {
-    await this.client.send(new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem), ClientRequestToken: clientRequestToken }));
+  async transactWrite(operation: JournalOperation, items: readonly TransactItem[], clientRequestToken?: string): Promise<void> {
+    await this.client.send(
+      tagged(operation, new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem), ClientRequestToken: clientRequestToken })),
+    );
   }
+}
+
+/** True for a failed `ConditionExpression` on a single-item write. */
+export function isConditionFailure(error: unknown): boolean {
+  return (error as AwsError)?.name === 'ConditionalCheckFailedException';
+}
+
+/** The item returned with `ReturnValuesOnConditionCheckFailure: ALL_OLD` (the SDK leaves it marshalled). */
+export function oldItemOf(error: unknown): JournalItem | undefined {
+  const item = (error as AwsError).Item;
+  return item ? fromAttributeMap(item as AttributeMap) : undefined;
+}
+
+/** Wraps an unexpected SDK failure: the journal could not answer. */
+export function toJournalError(error: unknown, operation: string): JournalUnavailableError {
+  const name = (error as AwsError)?.name ?? 'Error';
+  const message = error instanceof Error ? error.message : String(error);
+  return new JournalUnavailableError(`Journal ${operation} failed: ${name}: ${message}`, { cause: error });
+}
+
+/** A command's own middleware stack, as far as {@link tagged} uses it. */
+interface TaggableCommand {
+  readonly middlewareStack: {
+    add(
+      middleware: (next: (args: never) => unknown, context: Record<string, unknown>) => (args: never) => unknown,
+      options: { step: 'initialize'; name: string; priority: 'high' },
+    ): void;
+  };
+}
+
+/** Marks a command with the journal operation it is sent for: a middleware on the command itself sets it in the handler context. */
+function tagged<C extends TaggableCommand>(operation: JournalOperation, command: C): C {
+  command.middlewareStack.add(
+    (next, context) => {
+      context[JOURNAL_OPERATION_CONTEXT_KEY] = operation;
+      return next;
+    },
+    { step: 'initialize', name: 'idemkitJournalOperation', priority: 'high' },
+  );
+  return command;
 }
 
 const BATCH_WRITE_MAX_ITEMS = 25;
@@ -104,14 +191,15 @@ const MAX_UNPROCESSED_ROUNDS = 8;
  * Puts marshalled items with `BatchWriteItem`, 25 per call, resending what DynamoDB leaves
  * unprocessed after a jittered wait; throws when items stay unprocessed.
  */
-export async function putAllInBatches(client: Sender, tableName: string, items: readonly AttributeMap[]): Promise<void> {
+export async function putAllInBatches(client: Sender, tableName: string, items: readonly AttributeMap[], operation?: JournalOperation): Promise<void> {
   for (let start = 0; start < items.length; start += BATCH_WRITE_MAX_ITEMS) {
     let pending: BatchWriteItemCommand['input']['RequestItems'] | undefined = {
       [tableName]: items.slice(start, start + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } })),
     };
     for (let attempt = 0; pending && (pending[tableName]?.length ?? 0) > 0; attempt++) {
       if (attempt > 0) await backOff(attempt);
-      const out: BatchWriteItemCommandOutput = await client.send(new BatchWriteItemCommand({ RequestItems: pending }));
+      const command = new BatchWriteItemCommand({ RequestItems: pending });
+      const out: BatchWriteItemCommandOutput = await client.send(operation ? tagged(operation, command) : command);
       pending = out.UnprocessedItems;
     }
   }

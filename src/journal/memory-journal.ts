@@ -1,10 +1,11 @@
 import { InvalidOptionsError, LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../core/index.js';
-import { decodeInline, responseJson } from './response-codec.js';
-import { expiryFromNow, isClaimable, leaseAwareExpiry, newLeaseToken, outboxItem, uniqueItem } from './items.js';
+import { outboxItem, uniqueItem } from './completion-writes.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
-import { recordFromItem } from './record-item.js';
+import { newRecordItem, recordFromItem } from './record-item.js';
+import { expiryFromNow, isClaimable, isClaimableByCommit, leaseAwareExpiry, newLeaseToken } from './record-lifetime.js';
 import { RecordStatus } from './schema.js';
-import { isClaimableByCommit, stagedCommitItems } from './staged-commit.js';
+import { stagedCommitItems } from './staged-commit.js';
+import { parseStored, responseJson } from './stored-response.js';
 
 /** Options of {@link MemoryJournal}. */
 export interface MemoryJournalOptions {
@@ -49,19 +50,19 @@ export class MemoryJournal implements Journal {
     const now = this.clock();
     const existing = this.records.get(request.pk);
     if (existing && !isClaimable(existing, now)) return { reserved: false, record: copy(existing) };
-    const record: MutableRecord = {
-      pk: request.pk,
-      status: RecordStatus.inProgress,
-      fingerprint: request.fingerprint,
-      leaseToken: newLeaseToken(),
-      leaseUntilEpochMs: now + request.leaseMs,
-      attempt: 1,
-      createdAtEpochMs: now,
-      updatedAtEpochMs: now,
-      expiresAtEpochSeconds: leaseAwareExpiry(now, request.ttlSeconds, now + request.leaseMs),
-      evidence: {},
-      effectStarted: false,
-    };
+    const leaseUntilEpochMs = now + request.leaseMs;
+    const record: MutableRecord = recordFromItem(
+      newRecordItem({
+        pk: request.pk,
+        status: RecordStatus.inProgress,
+        fingerprint: request.fingerprint,
+        leaseToken: newLeaseToken(),
+        leaseUntilEpochMs,
+        createdAtEpochMs: now,
+        updatedAtEpochMs: now,
+        expiresAtEpochSeconds: leaseAwareExpiry(now, request.ttlSeconds, leaseUntilEpochMs),
+      }),
+    );
     this.records.set(request.pk, record);
     return { reserved: true, record: copy(record), replacedExpired: existing !== undefined };
   }
@@ -220,7 +221,7 @@ export class MemoryJournal implements Journal {
 
 /** What DynamoDB would give back: the JSON round trip (dates become strings) within the same size limit. */
 function storedCopy(response: unknown): { value: unknown } {
-  return decodeInline('json', responseJson(response));
+  return parseStored(responseJson(response));
 }
 
 function copy(record: MutableRecord): JournalRecord {

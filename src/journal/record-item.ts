@@ -1,38 +1,62 @@
-import { decodeInline } from './response-codec.js';
 import type { Evidence, JournalRecord } from './journal.js';
-import { RecordStatus } from './schema.js';
+import { inlineResponseOf } from './stored-response.js';
+import { RecordAttribute as A, RecordKind, RecordPrefix, RecordStatus, type JournalItem } from './schema.js';
 
-/** A journal item as the DocumentClient returns it. */
-export type JournalItem = Record<string, unknown>;
+export type { JournalItem } from './schema.js';
+
+/** What a fresh record item is made of: the rest (attempt 1, no evidence, no effect) is the same for every new record. */
+export interface NewRecord {
+  readonly pk: string;
+  readonly status: RecordStatus;
+  readonly fingerprint: string;
+  readonly leaseToken: string;
+  readonly leaseUntilEpochMs: number;
+  readonly createdAtEpochMs: number;
+  readonly updatedAtEpochMs: number;
+  readonly expiresAtEpochSeconds: number;
+}
 
 /**
- * Decodes a DynamoDB item into a record. A chunked response is left out (`response`
- * undefined, `responseChunks` set): the caller fetches the chunks only when it replays.
+ * The item of a record written whole: a reservation (`IN_PROGRESS` under a lease) or a staged
+ * commit (`COMPLETED` at once, its response attributes added by the caller). Both journals
+ * build new records here, so a field added to the schema is added once.
  */
-export function recordFromItem(item: JournalItem): JournalRecord {
-  const encoding = item.responseEncoding as 'json' | 'gzip' | 'chunked' | undefined;
-  let response: JournalRecord['response'];
-  if (encoding === 'json' || encoding === 'gzip') {
-    response = decodeInline(encoding, item.response as string | Uint8Array);
-  }
+export function newRecordItem(record: NewRecord): JournalItem {
   return {
-    pk: item.pk as string,
-    status: (item.status as RecordStatus | undefined) ?? RecordStatus.inProgress,
-    fingerprint: (item.fingerprint as string | undefined) ?? '',
-    leaseToken: (item.leaseToken as string | undefined) ?? '',
-    leaseUntilEpochMs: Number(item.leaseUntil ?? 0),
-    attempt: Number(item.attempt ?? 1),
-    createdAtEpochMs: Number(item.createdAt ?? 0),
-    updatedAtEpochMs: Number(item.updatedAt ?? 0),
-    expiresAtEpochSeconds: item.expiresAt === undefined ? undefined : Number(item.expiresAt),
-    response,
-    evidence: (item.evidence as Evidence | undefined) ?? {},
-    effectStarted: item.effectStarted === true,
-    effectName: item.effectName as string | undefined,
+    [A.pk]: record.pk,
+    [A.kind]: record.pk.startsWith(RecordPrefix.message) ? RecordKind.message : RecordKind.request,
+    [A.status]: record.status,
+    [A.fingerprint]: record.fingerprint,
+    [A.leaseToken]: record.leaseToken,
+    [A.leaseUntil]: record.leaseUntilEpochMs,
+    [A.attempt]: 1,
+    [A.createdAt]: record.createdAtEpochMs,
+    [A.updatedAt]: record.updatedAtEpochMs,
+    [A.expiresAt]: record.expiresAtEpochSeconds,
+    [A.evidence]: {},
+    [A.effectStarted]: false,
   };
 }
 
-/** Number of chunk items holding the record's response, 0 when it is inline. */
-export function chunkCount(item: JournalItem): number {
-  return item.responseEncoding === 'chunked' ? Number(item.responseChunks ?? 0) : 0;
+/**
+ * Decodes a journal item into a record. A chunked response is left out (`response`
+ * undefined): the DynamoDB journal fetches the chunks only when it replays.
+ */
+export function recordFromItem(item: JournalItem): JournalRecord {
+  const expiresAt = item[A.expiresAt];
+  return {
+    pk: item[A.pk] as string,
+    status: (item[A.status] as RecordStatus | undefined) ?? RecordStatus.inProgress,
+    fingerprint: (item[A.fingerprint] as string | undefined) ?? '',
+    leaseToken: (item[A.leaseToken] as string | undefined) ?? '',
+    leaseUntilEpochMs: Number(item[A.leaseUntil] ?? 0),
+    attempt: Number(item[A.attempt] ?? 1),
+    createdAtEpochMs: Number(item[A.createdAt] ?? 0),
+    updatedAtEpochMs: Number(item[A.updatedAt] ?? 0),
+    expiresAtEpochSeconds: expiresAt === undefined ? undefined : Number(expiresAt),
+    response: inlineResponseOf(item),
+    evidence: (item[A.evidence] as Evidence | undefined) ?? {},
+    effectStarted: item[A.effectStarted] === true,
+    effectName: item[A.effectName] as string | undefined,
+  };
 }

@@ -31,6 +31,9 @@ export const RecordAttribute = {
   kind: 'kind',
 } as const;
 
+/** A journal item as DynamoDB holds it, unmarshalled to plain JavaScript values. */
+export type JournalItem = Record<string, unknown>;
+
 /** Prefixes of the record kinds that share the journal table. */
 export const RecordPrefix = {
   request: 'req#',

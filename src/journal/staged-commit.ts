@@ -1,10 +1,11 @@
 import { JournalCondition } from './conditions.js';
 import { ResponseTooLargeError } from '../core/index.js';
-import { expiryFromNow, isClaimable, outboxItem, uniqueItem } from './items.js';
-import type { CompletionWrites, JournalRecord, StagedCommit, TransactItem } from './journal.js';
-import type { JournalItem } from './record-item.js';
-import { encodeResponse, responseJson, type EncodedResponse } from './response-codec.js';
-import { chunkPk, RecordKind, RecordPrefix, RecordStatus } from './schema.js';
+import { outboxItem, uniqueItem } from './completion-writes.js';
+import type { CompletionWrites, StagedCommit, TransactItem } from './journal.js';
+import { newRecordItem } from './record-item.js';
+import { expiryFromNow } from './record-lifetime.js';
+import { RecordStatus, type JournalItem } from './schema.js';
+import { chunkItems, encodeResponse, responseAttributes, responseJson } from './stored-response.js';
 
 /** Most items one `TransactWriteItems` may carry (DynamoDB's limit). */
 export const TRANSACTION_MAX_ITEMS = 100;
@@ -14,23 +15,9 @@ export const TRANSACTION_MAX_BYTES = 4 * 1024 * 1024;
 const TRANSACTION_MARGIN_BYTES = 64 * 1024;
 
 /**
- * Whether a staged commit may claim over an existing record: one a reservation could claim
- * (past `expiresAt`, no live lease), or a leased attempt that vanished before it began any
- * effect — exactly what a takeover would run again, so committing over it runs nothing twice;
- * that attempt's own later writes are fenced on its token.
- */
-export function isClaimableByCommit(
-  record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs' | 'effectStarted'>,
-  nowEpochMs: number,
-): boolean {
-  if (isClaimable(record, nowEpochMs)) return true;
-  return record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < nowEpochMs && !record.effectStarted;
-}
-
-/**
  * The condition of the record's `Put` in a staged commit. Over `absent` it is the cheapest one
  * DynamoDB evaluates (a new key is the common case, and a record found comes back to decide
- * on); over `claimable` it is {@link isClaimableByCommit} in DynamoDB's words.
+ * on); over `claimable` it is `isClaimableByCommit` in DynamoDB's words.
  */
 export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
   if (over === 'absent') return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
@@ -64,29 +51,19 @@ export function stagedCommitItems(commit: StagedCommit, nowEpochMs: number): Sta
   const encoded = encodeResponse(commit.response);
   const expiresAt = expiryFromNow(nowEpochMs, commit.ttlSeconds);
   const record: JournalItem = {
-    pk: commit.pk,
-    kind: commit.pk.startsWith(RecordPrefix.message) ? RecordKind.message : RecordKind.request,
-    status: RecordStatus.completed,
-    fingerprint: commit.fingerprint,
-    leaseToken: commit.commitToken,
-    leaseUntil: nowEpochMs,
-    attempt: 1,
-    createdAt: commit.createdAtEpochMs,
-    updatedAt: nowEpochMs,
-    expiresAt,
-    evidence: {},
-    effectStarted: false,
+    ...newRecordItem({
+      pk: commit.pk,
+      status: RecordStatus.completed,
+      fingerprint: commit.fingerprint,
+      leaseToken: commit.commitToken,
+      leaseUntilEpochMs: nowEpochMs,
+      createdAtEpochMs: commit.createdAtEpochMs,
+      updatedAtEpochMs: nowEpochMs,
+      expiresAtEpochSeconds: expiresAt,
+    }),
     ...responseAttributes(encoded),
   };
-  const chunks =
-    encoded.encoding === 'chunked'
-      ? encoded.chunks.map((data, i) => ({
-          pk: chunkPk(commit.pk, commit.commitToken, i),
-          kind: RecordKind.chunk,
-          data,
-          expiresAt,
-        }))
-      : [];
+  const chunks = chunkItems(commit.pk, commit.commitToken, encoded, expiresAt);
   const { writes } = commit;
   const count = 1 + chunks.length + writes.staged.length + writes.uniqueClaims.length + writes.outbox.length;
   if (count > TRANSACTION_MAX_ITEMS) throw new ResponseTooLargeError(Buffer.byteLength(responseJson(commit.response)));
@@ -96,12 +73,6 @@ export function stagedCommitItems(commit: StagedCommit, nowEpochMs: number): Sta
     [record, ...chunks].reduce((sum, item) => sum + itemBytes(item), 0) + writesBytes(commit.pk, writes, nowEpochMs);
   if (bytes > TRANSACTION_MAX_BYTES - TRANSACTION_MARGIN_BYTES) throw new ResponseTooLargeError(bytes);
   return { record, chunks };
-}
-
-function responseAttributes(encoded: EncodedResponse): JournalItem {
-  if (encoded.encoding === 'json') return { responseEncoding: 'json', response: encoded.text };
-  if (encoded.encoding === 'gzip') return { responseEncoding: 'gzip', response: encoded.bytes };
-  return { responseEncoding: 'chunked', responseChunks: encoded.chunks.length };
 }
 
 function writesBytes(pk: string, writes: CompletionWrites, nowEpochMs: number): number {

@@ -62,7 +62,7 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
   it.each([
     [
       'a throttled request',
-      (client: ReturnType<typeof bareClient>) => injectFault(client, 'complete', { kind: 'throttle' }),
+      (client: ReturnType<typeof bareClient>) => injectFault(client, 'commitStaged', { kind: 'throttle' }),
     ],
     [
       'a ThrottlingError cancellation',
@@ -89,7 +89,7 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
   it('answers with its own outcome when the SDK resends a commit whose answer was lost', async () => {
     const key = newKey();
     const client = localClient({ maxAttempts: 3 });
-    const fault = injectFault(client, 'complete', { kind: 'lost-response' }, { times: 1 });
+    const fault = injectFault(client, 'commitStaged', { kind: 'lost-response' }, { times: 1 });
 
     const answer = await world.container(entryPoint, {}, { client }).send({ key, amount: 100 });
 
@@ -102,7 +102,7 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
   it('answers 503 when a commit that landed lost its answer, and the retry replays it', async () => {
     const key = newKey();
     const client = bareClient();
-    injectFault(client, 'complete', { kind: 'lost-response' });
+    injectFault(client, 'commitStaged', { kind: 'lost-response' });
 
     const answer = await world.container(entryPoint, {}, { client }).send({ key, amount: 100 });
     const retry = await world.container(entryPoint).send({ key, amount: 100 });

@@ -40,6 +40,13 @@ describe('journal marshalling', () => {
     );
   });
 
+  it('reads an item whose map got its prototype from a `__proto__` attribute as util-dynamodb does', () => {
+    // fast-check found it: marshall() assigns the attribute, which sets the map's prototype.
+    const item = Object.defineProperty({}, '__proto__', { value: null, enumerable: true });
+    const map = marshall(item, OPTIONS);
+    expect(fromAttributeMap(map)).toEqual(unmarshall(map));
+  });
+
   it.each([
     ['NaN', Number.NaN],
     ['a number beyond the safe integers', 2 ** 60],

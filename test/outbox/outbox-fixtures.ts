@@ -1,7 +1,7 @@
 import { DeleteItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { outboxItem } from '../../src/journal/items.js';
+import { outboxItem } from '../../src/journal/completion-writes.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 import { localStreamPoller } from '../support/streams.js';
 

@@ -1,7 +1,8 @@
 import { ProvisionedThroughputExceededException, ThrottlingException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { journalOperationOf, type JournalOperation } from '../../../src/journal/index.js';
 
-/** The journal call a DynamoDB request belongs to, read from the command and its update expression. */
-export type JournalCall = 'reserve' | 'takeOver' | 'beginEffect' | 'complete' | 'release' | 'other';
+/** The journal call a DynamoDB request belongs to: the operation the journal tags it with. */
+export type JournalCall = JournalOperation;
 
 /**
  * What goes wrong with a matching request:
@@ -34,32 +35,12 @@ function throttled(error: 'ProvisionedThroughputExceededException' | 'Throttling
     : new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata });
 }
 
-/** Maps a low-level DynamoDB request to the journal call that made it. */
-export function journalCallOf(commandName: string, input: { UpdateExpression?: string }): JournalCall {
-  switch (commandName) {
-    case 'PutItemCommand':
-      return 'reserve';
-    case 'DeleteItemCommand':
-      return 'release';
-    case 'TransactWriteItemsCommand':
-      return 'complete';
-    case 'UpdateItemCommand': {
-      const expression = input.UpdateExpression ?? '';
-      if (expression.includes('effectStarted')) return 'beginEffect';
-      if (expression.includes('= :completed')) return 'complete';
-      if (expression.includes('attempt = attempt')) return 'takeOver';
-      return 'other';
-    }
-    default:
-      return 'other';
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Adds a fault to the client's middleware stack, inside the SDK's retry loop (step
- * `finalizeRequest`), so every SDK attempt of the targeted journal call meets it. `times`
+ * `finalizeRequest`), so every SDK attempt of the targeted journal call meets it. Calls are told
+ * apart by the operation the journal tags each request with, never by their expressions. `times`
  * limits how many requests meet it (default: all of them). Requests go to the real server.
  */
 export function injectFault(client: DynamoDBClient, call: JournalCall, fault: Fault, options: { times?: number } = {}): FaultHandle {
@@ -68,7 +49,7 @@ export function injectFault(client: DynamoDBClient, call: JournalCall, fault: Fa
   const late: Promise<unknown>[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const matches = journalCallOf(String(context.commandName), args.input as { UpdateExpression?: string }) === call;
+      const matches = journalOperationOf(context) === call;
       if (!matches || fired >= (options.times ?? Infinity)) {
         try {
           return await next(args);

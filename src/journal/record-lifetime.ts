@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { JournalRecord } from './journal.js';
+import { RecordStatus } from './schema.js';
+
+/**
+ * How long a record lives and who may claim it: lease tokens, expiry and the two claim rules.
+ *
+ * Both journals decide with these functions, and the DynamoDB journal's condition expressions
+ * (`JournalCondition.claimable`, `.stagedCommitClaimable`) say the same in DynamoDB's words;
+ * the protocol model checks them (docs/protocol.md).
+ */
+
+/** A fresh, unguessable lease token. */
+export function newLeaseToken(): string {
+  return randomUUID();
+}
+
+/** Epoch seconds `ttlSeconds` from now. */
+export function expiryFromNow(nowEpochMs: number, ttlSeconds: number): number {
+  return Math.floor(nowEpochMs / 1000) + ttlSeconds;
+}
+
+/** Epoch seconds `ttlSeconds` from now, and never before the lease ends (so TTL cannot delete a live lease). */
+export function leaseAwareExpiry(nowEpochMs: number, ttlSeconds: number, leaseUntilEpochMs: number): number {
+  return Math.max(expiryFromNow(nowEpochMs, ttlSeconds), Math.ceil(leaseUntilEpochMs / 1000));
+}
+
+/** A record past its `expiresAt` is treated as absent, whatever DynamoDB TTL has done with it. */
+export function isExpired(expiresAtEpochSeconds: number | undefined, nowEpochMs: number): boolean {
+  return expiresAtEpochSeconds !== undefined && expiresAtEpochSeconds * 1000 <= nowEpochMs;
+}
+
+/**
+ * Whether a reservation may claim over an existing record: past its `expiresAt` (whatever
+ * DynamoDB TTL has done with it), unless an attempt still holds a live lease on it, which a
+ * `ttlSeconds` shorter than the lease must not cut short.
+ */
+export function isClaimable(
+  record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs'>,
+  nowEpochMs: number,
+): boolean {
+  const liveLease = record.status === RecordStatus.inProgress && record.leaseUntilEpochMs >= nowEpochMs;
+  return isExpired(record.expiresAtEpochSeconds, nowEpochMs) && !liveLease;
+}
+
+/**
+ * Whether a staged commit may claim over an existing record: one a reservation could claim
+ * (past `expiresAt`, no live lease), or a leased attempt that vanished before it began any
+ * effect — exactly what a takeover would run again, so committing over it runs nothing twice;
+ * that attempt's own later writes are fenced on its token.
+ */
+export function isClaimableByCommit(
+  record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs' | 'effectStarted'>,
+  nowEpochMs: number,
+): boolean {
+  if (isClaimable(record, nowEpochMs)) return true;
+  return record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < nowEpochMs && !record.effectStarted;
+}
