@@ -1,4 +1,4 @@
-import type { JournalRecord } from '../journal/index.js';
+import { keyScopeOf, type JournalRecord } from '../journal/index.js';
 import type { StuckRecord } from './operator.js';
 
 /** Renders rows as an aligned text table. */
@@ -27,8 +27,11 @@ export function stuckTable(records: readonly StuckRecord[]): string {
 /** One record as a timeline an operator can read. */
 export function timeline(record: JournalRecord, nowEpochMs: number): string {
   const at = (epochMs: number) => new Date(epochMs).toISOString();
+  const scope = keyScopeOf(record.pk);
   const lines = [
     `record     ${record.pk}`,
+    ...(scope?.kind === 'request' ? [`scope      tenant '${scope.tenant}', operation '${scope.operation}', key '${scope.key}'`] : []),
+    ...(scope?.kind === 'message' ? [`scope      consumer '${scope.consumer}', message '${scope.messageId}'`] : []),
     `status     ${record.status}`,
     `created    ${at(record.createdAtEpochMs)}`,
     `updated    ${at(record.updatedAtEpochMs)}`,

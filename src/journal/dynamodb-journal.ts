@@ -7,8 +7,8 @@ import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './dynamodb-staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
-import { newRecordItem, recordFromItem } from './record-item.js';
-import { expiryFromNow, leaseAwareExpiry, newLeaseToken } from './record-lifetime.js';
+import { recordFromItem, reservationItem } from './record-item.js';
+import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
 
@@ -71,17 +71,7 @@ export class DynamoDBJournal implements Journal {
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
-    const leaseUntilEpochMs = now + request.leaseMs;
-    const item = newRecordItem({
-      pk: request.pk,
-      status: RecordStatus.inProgress,
-      fingerprint: request.fingerprint,
-      leaseToken: newLeaseToken(),
-      leaseUntilEpochMs,
-      createdAtEpochMs: now,
-      updatedAtEpochMs: now,
-      expiresAtEpochSeconds: leaseAwareExpiry(now, request.ttlSeconds, leaseUntilEpochMs),
-    });
+    const item = reservationItem(request, now);
     try {
       const old = await this.calls.put('reserve', item, {
         ConditionExpression: JournalCondition.claimable,

@@ -1,8 +1,8 @@
 import { InvalidOptionsError, LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import { outboxItem, uniqueItem } from './completion-writes.js';
 import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
-import { newRecordItem, recordFromItem } from './record-item.js';
-import { expiryFromNow, isClaimable, isClaimableByCommit, leaseAwareExpiry, newLeaseToken } from './record-lifetime.js';
+import { recordFromItem, reservationItem } from './record-item.js';
+import { expiryFromNow, isClaimable, isClaimableByCommit, newLeaseToken } from './record-lifetime.js';
 import { RecordStatus } from './schema.js';
 import { stagedCommitItems } from './staged-commit.js';
 import { parseStored, responseJson } from './stored-response.js';
@@ -50,19 +50,7 @@ export class MemoryJournal implements Journal {
     const now = this.clock();
     const existing = this.records.get(request.pk);
     if (existing && !isClaimable(existing, now)) return { reserved: false, record: copy(existing) };
-    const leaseUntilEpochMs = now + request.leaseMs;
-    const record: MutableRecord = recordFromItem(
-      newRecordItem({
-        pk: request.pk,
-        status: RecordStatus.inProgress,
-        fingerprint: request.fingerprint,
-        leaseToken: newLeaseToken(),
-        leaseUntilEpochMs,
-        createdAtEpochMs: now,
-        updatedAtEpochMs: now,
-        expiresAtEpochSeconds: leaseAwareExpiry(now, request.ttlSeconds, leaseUntilEpochMs),
-      }),
-    );
+    const record: MutableRecord = recordFromItem(reservationItem(request, now));
     this.records.set(request.pk, record);
     return { reserved: true, record: copy(record), replacedExpired: existing !== undefined };
   }

@@ -1,4 +1,5 @@
-import type { Evidence, JournalRecord } from './journal.js';
+import type { Evidence, JournalRecord, ReserveRequest } from './journal.js';
+import { leaseAwareExpiry, newLeaseToken } from './record-lifetime.js';
 import { inlineResponseOf } from './stored-response.js';
 import { RecordAttribute as A, RecordKind, RecordPrefix, RecordStatus, type JournalItem } from './schema.js';
 
@@ -36,6 +37,21 @@ export function newRecordItem(record: NewRecord): JournalItem {
     [A.evidence]: {},
     [A.effectStarted]: false,
   };
+}
+
+/** The item a reservation puts: `IN_PROGRESS` under a fresh lease, expiring no earlier than the lease ends. */
+export function reservationItem(request: ReserveRequest, nowEpochMs: number): JournalItem {
+  const leaseUntilEpochMs = nowEpochMs + request.leaseMs;
+  return newRecordItem({
+    pk: request.pk,
+    status: RecordStatus.inProgress,
+    fingerprint: request.fingerprint,
+    leaseToken: newLeaseToken(),
+    leaseUntilEpochMs,
+    createdAtEpochMs: nowEpochMs,
+    updatedAtEpochMs: nowEpochMs,
+    expiresAtEpochSeconds: leaseAwareExpiry(nowEpochMs, request.ttlSeconds, leaseUntilEpochMs),
+  });
 }
 
 /**

@@ -87,6 +87,26 @@ export function outboxPk(eventId: string): string {
   return `${RecordPrefix.outbox}${encodeKeyPart(eventId)}`;
 }
 
+/** The scope a record key was built from, decoded: what {@link requestPk} or {@link messagePk} were given. */
+export type KeyScope =
+  | { readonly kind: 'request'; readonly tenant: string; readonly operation: string; readonly key: string }
+  | { readonly kind: 'message'; readonly consumer: string; readonly messageId: string };
+
+/**
+ * Reads back the scope of a request or message record's key; undefined for any other key.
+ *
+ * @example keyScopeOf(requestPk('acme', 'POST /pay', 'k#1')) // { kind: 'request', tenant: 'acme', operation: 'POST /pay', key: 'k#1' }
+ */
+export function keyScopeOf(pk: string): KeyScope | undefined {
+  const parts = (prefix: string, count: number) =>
+    pk.startsWith(prefix) && pk.split('#').length === count + 1 ? pk.slice(prefix.length).split('#').map(decodeKeyPart) : undefined;
+  const request = parts(RecordPrefix.request, 3);
+  if (request) return { kind: 'request', tenant: request[0], operation: request[1], key: request[2] };
+  const message = parts(RecordPrefix.message, 2);
+  if (message) return { kind: 'message', consumer: message[0], messageId: message[1] };
+  return undefined;
+}
+
 /** `<pk>#chunk#<leaseToken>#<index>`: one slice of a response too large for one item. */
 export function chunkPk(recordPk: string, leaseToken: string, index: number): string {
   return `${recordPk}#chunk#${leaseToken}#${index}`;

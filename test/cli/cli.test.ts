@@ -19,7 +19,8 @@ describe('idemkit operator CLI', () => {
   });
 
   it('inspects one record as a timeline', async () => {
-    const pk = requestPk('acme', 'POST /payments', 'inspect-1');
+    // A key holding the separator shows as the caller sent it.
+    const pk = requestPk('acme', 'POST /payments', 'inspect#1%');
     const r = await journal.reserve({ pk, fingerprint: 'abc', leaseMs: 60_000, ttlSeconds: 60 });
     if (!r.reserved) throw new Error('expected a reservation');
     await journal.beginEffect(pk, r.record.leaseToken, 'charge');
@@ -27,6 +28,7 @@ describe('idemkit operator CLI', () => {
     const out = await cli('--table', tableName, '--endpoint', endpoint, 'inspect', pk);
     expect(out.code).toBe(0);
     expect(out.text).toMatch(/status\s+IN_PROGRESS/);
+    expect(out.text).toContain("scope      tenant 'acme', operation 'POST /payments', key 'inspect#1%'");
     expect(out.text).toMatch(/lease\s+until .* \(held\)/);
     expect(out.text).toMatch(/effect\s+started \(charge\)/);
     expect(out.text).toMatch(/evidence\s+chargeId=ch_9/);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, RecordStatus } from '../../src/index.js';
+import { DynamoDBJournal, RecordAttribute, RecordStatus } from '../../src/index.js';
 import { journalOperationOf, type JournalOperation } from '../../src/journal/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
 
@@ -32,9 +32,11 @@ describe('DynamoDBJournal clients', () => {
     const client = localClient();
     const tableName = await createJournalTable(client);
     const seen: Array<[JournalOperation | undefined, string]> = [];
+    const attributes = new Set<string>();
     client.middlewareStack.add(
       (next, context) => (args) => {
         seen.push([journalOperationOf(context), String(context.commandName)]);
+        for (const name of attributesNamed(args.input as ExpressionInput)) attributes.add(name);
         return next(args);
       },
       { step: 'finalizeRequest', name: 'recordOperations' },
@@ -99,5 +101,28 @@ describe('DynamoDBJournal clients', () => {
       ['reserve', 'PutItemCommand'],
       ['complete', 'TransactWriteItemsCommand'],
     ]);
+    // Every attribute an expression names is one of the schema's: the table and the runtime cannot drift.
+    expect(attributes.size).toBeGreaterThan(10);
+    expect([...attributes].filter((name) => !(Object.values(RecordAttribute) as string[]).includes(name))).toEqual([]);
   });
 });
+
+interface Expressions {
+  readonly UpdateExpression?: string;
+  readonly ConditionExpression?: string;
+  readonly ExpressionAttributeNames?: Record<string, string>;
+}
+type ExpressionInput = Expressions & { readonly TransactItems?: ReadonlyArray<Record<string, Expressions>> };
+
+/** The top-level attribute names an item command's expressions use, placeholders resolved (`evidence.#e0` is `evidence`). */
+function attributesNamed(input: ExpressionInput): string[] {
+  const parts = [input, ...(input.TransactItems ?? []).flatMap((entry) => Object.values(entry))];
+  return parts.flatMap(({ UpdateExpression = '', ConditionExpression = '', ExpressionAttributeNames = {} }) => {
+    const text = `${UpdateExpression} ${ConditionExpression}`.replace(/:\w+/g, ' ').replace(/attribute_not_exists|attribute_exists|\b(SET|REMOVE|AND|OR|NOT)\b/g, ' ');
+    const paths = text.match(/[#A-Za-z_][\w#.]*/g) ?? [];
+    return paths.map((path) => {
+      const first = path.split('.')[0];
+      return first.startsWith('#') ? ExpressionAttributeNames[first] : first;
+    });
+  });
+}
