@@ -9,7 +9,13 @@ const entryPoints = '^src/(http|function|sqs)/';
 
 module.exports = {
   forbidden: [
-    { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes the layers meaningless.', from: {}, to: { circular: true } },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'An import cycle makes the layers meaningless.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'core-is-a-leaf',
       severity: 'error',
@@ -85,16 +91,21 @@ module.exports = {
     {
       name: 'through-the-index',
       severity: 'error',
-      comment: 'Another folder is reached through its index.ts, so its inside can change freely (the browser client excepted: see client-runs-in-browsers).',
+      comment:
+        'Another folder is reached through its index.ts, so its inside can change freely (the browser client excepted: see client-runs-in-browsers).',
       from: { path: '^src/(?!client/)([^/]+)/' },
       to: { path: '^src/[^/]+/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
     },
     {
       name: 'constructs-import-only-pure-constants',
       severity: 'error',
-      comment: 'lib/ may import from src/ only the schema, metric names and environment names, so table, dashboards and runtime cannot drift.',
+      comment:
+        'lib/ may import from src/ only the schema, metric names and environment names, so table, dashboards and runtime cannot drift.',
       from: { path: '^lib/(?!example/)' },
-      to: { path: '^src/', pathNot: '^src/(journal/schema|telemetry/metric-names|core/journal-record|core/environment)\\.ts$' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(journal/schema|telemetry/metric-names|core/journal-record|core/environment)\\.ts$',
+      },
     },
   ],
   options: {

@@ -6,13 +6,20 @@
  * `npm run test:unit` runs the first alone, on a machine without Java.
  * Jest runs TypeScript through swc (CommonJS output), including the ESM-only packages.
  */
-const UNIT_TESTS = ['<rootDir>/test/client/**/*.test.ts', '<rootDir>/test/cdk/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'];
+const UNIT_TESTS = [
+  '<rootDir>/test/client/**/*.test.ts',
+  '<rootDir>/test/cdk/**/*.test.ts',
+  '<rootDir>/test/unit/**/*.test.ts',
+];
 
 const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   transform: {
-    '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.(t|j|mj)s$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize|fauxqs)/)'],
   moduleNameMapper: {
@@ -31,7 +38,12 @@ export default {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/client/', '<rootDir>/test/cdk/', '<rootDir>/test/unit/'],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '<rootDir>/test/client/',
+        '<rootDir>/test/cdk/',
+        '<rootDir>/test/unit/',
+      ],
       globalSetup: '<rootDir>/test/setup/global-setup.mjs',
       globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
     },

@@ -18,7 +18,8 @@ const TITLE: Record<LibraryName, string> = { idemkit: 'idemkit', powertools: 'Po
 const HEADLINE_VARIANT: BundleVariant = 'bundled';
 
 const x = (ratio: number) => `${round(ratio, 2).toFixed(2)}×`;
-const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toFixed(3));
+const ms = (value: number) =>
+  value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toFixed(3);
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Powertools' payload hashes in one new-key attempt, as counted in the calls scenario. */
@@ -60,7 +61,10 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     },
     {
       target: 'DynamoDB calls per attempt no more than the reference, in every situation',
-      measured: moreCalls.length === 0 ? `≤ in ${situations.length}/${situations.length} situations` : `more in: ${moreCalls.map((s) => SITUATIONS[s]).join(', ')}`,
+      measured:
+        moreCalls.length === 0
+          ? `≤ in ${situations.length}/${situations.length} situations`
+          : `more in: ${moreCalls.map((s) => SITUATIONS[s]).join(', ')}`,
       met: moreCalls.length === 0,
     },
     {
@@ -89,7 +93,10 @@ function typical(observations: readonly Observation[]): Observation {
 
 function callsCell(observations: readonly Observation[]): string {
   const counts = observations.map((o) => o.calls);
-  const spread = Math.min(...counts) === Math.max(...counts) ? String(counts[0]) : `${median(counts)} (${Math.min(...counts)}–${Math.max(...counts)})`;
+  const spread =
+    Math.min(...counts) === Math.max(...counts)
+      ? String(counts[0])
+      : `${median(counts)} (${Math.min(...counts)}–${Math.max(...counts)})`;
   const commands = Object.entries(typical(observations).commands).map(([name, n]) => (n > 1 ? `${n}× ${name}` : name));
   return commands.length === 0 ? spread : `${spread}: ${commands.join(' + ')}`;
 }
@@ -111,7 +118,9 @@ function callsSection(r: BenchResults): string[] {
   ];
   for (const situation of Object.keys(SITUATIONS) as Situation[]) {
     const row = r.calls[situation];
-    lines.push(`| ${SITUATIONS[situation]} | ${callsCell(row.idemkit.observations)} | ${answerCell(row.idemkit.observations)} | ${callsCell(row.powertools.observations)} | ${answerCell(row.powertools.observations)} |`);
+    lines.push(
+      `| ${SITUATIONS[situation]} | ${callsCell(row.idemkit.observations)} | ${answerCell(row.idemkit.observations)} | ${callsCell(row.powertools.observations)} | ${answerCell(row.powertools.observations)} |`,
+    );
   }
   const rerun = r.calls.replayAfterMismatch.powertools.observations.filter((o) => o.executions > 0).length;
   const dupDeletes = r.calls.inProgress.powertools.observations.filter((o) => (o.commands.DeleteItem ?? 0) > 0).length;
@@ -123,7 +132,9 @@ function callsSection(r: BenchResults): string[] {
       "the reference middleware's `onError` deletes the record even when its own `before` rejected the request " +
       '([powertools-lambda-typescript#5675](https://github.com/aws-powertools/powertools-lambda-typescript/issues/5675), fixed by PR #5676 after the measured version).',
   );
-  lines.push(`Payload hashes per new-key attempt: idemkit 1 (one fingerprint in \`before\`), Powertools ${powertoolsHashesPerAttempt(r)} (counted: \`saveInProgress\` and \`saveSuccess\` each hash the payload).`);
+  lines.push(
+    `Payload hashes per new-key attempt: idemkit 1 (one fingerprint in \`before\`), Powertools ${powertoolsHashesPerAttempt(r)} (counted: \`saveInProgress\` and \`saveSuccess\` each hash the payload).`,
+  );
   return lines;
 }
 
@@ -145,13 +156,23 @@ function latencySection(r: BenchResults): string[] {
   for (const kind of ['newKey', 'replay'] as const) {
     for (const library of LIBRARIES) {
       const k = latency.libraries[library][kind];
-      lines.push(row(`${TITLE[library]}, ${kind === 'newKey' ? 'new key' : 'replay'}`, k.ms, x(k.medianVsPutItem), x(k.p99VsPutItem)));
+      lines.push(
+        row(
+          `${TITLE[library]}, ${kind === 'newKey' ? 'new key' : 'replay'}`,
+          k.ms,
+          x(k.medianVsPutItem),
+          x(k.p99VsPutItem),
+        ),
+      );
     }
   }
   const head = latency.idemkitVsPowertools;
   const calls = (situation: Situation, library: LibraryName) => r.calls[situation][library].medianCalls;
   lines.push('');
-  if (calls('newKey', 'idemkit') === calls('newKey', 'powertools') && calls('replay', 'idemkit') === calls('replay', 'powertools')) {
+  if (
+    calls('newKey', 'idemkit') === calls('newKey', 'powertools') &&
+    calls('replay', 'idemkit') === calls('replay', 'powertools')
+  ) {
     lines.push(
       `Both libraries make the same sequential DynamoDB calls here (${calls('newKey', 'idemkit')} for a new key, ${calls('replay', 'idemkit')} for a replay), ` +
         'so a difference between them is the work each does around those round trips.',
@@ -175,7 +196,10 @@ function throughputSection(r: BenchResults): string[] {
     '',
     '| library | median requests/s | per round | non-201 answers |',
     '|---|---|---|---|',
-    ...LIBRARIES.map((l) => `| ${TITLE[l]} | ${t.medianRps[l].toFixed(0)} | ${t.perRound[l].map((v) => v.toFixed(0)).join(', ')} | ${t.failures[l]} |`),
+    ...LIBRARIES.map(
+      (l) =>
+        `| ${TITLE[l]} | ${t.medianRps[l].toFixed(0)} | ${t.perRound[l].map((v) => v.toFixed(0)).join(', ')} | ${t.failures[l]} |`,
+    ),
     '',
     `idemkit ÷ Powertools: ${x(t.idemkitVsPowertools)} (median of per-round ratios).`,
   ];
@@ -205,7 +229,9 @@ function sameKeySection(r: BenchResults): string[] {
     ...LIBRARIES.filter((l) => s.exactlyOnceTrials[l] < s.executionsPerTrial[l].length).map(
       (l) =>
         `${TITLE[l]} ran the effect more than once in ${s.executionsPerTrial[l].length - s.exactlyOnceTrials[l]} trials` +
-        (l === 'powertools' ? ': each rejected duplicate deletes the in-progress record (see the calls table), letting a later caller take the key again.' : '.'),
+        (l === 'powertools'
+          ? ': each rejected duplicate deletes the in-progress record (see the calls table), letting a later caller take the key again.'
+          : '.'),
     ),
   ];
 }
@@ -221,7 +247,9 @@ function fingerprintSection(r: BenchResults): string[] {
     '',
     `idemkit fingerprints once per attempt; Powertools hashes the payload ${hashes} times per new-key attempt (counted), so its per-attempt cost is ${hashes} × path 3.`,
     '',
-    '| body | 1. idemkit middleware | 2. idemkit parse + hash | 3. Powertools `body` (one hash) | Powertools per attempt (×' + hashes + ') | 4. Powertools `powertools_json(body)` | idemkit ÷ Powertools per attempt |',
+    '| body | 1. idemkit middleware | 2. idemkit parse + hash | 3. Powertools `body` (one hash) | Powertools per attempt (×' +
+      hashes +
+      ') | 4. Powertools `powertools_json(body)` | idemkit ÷ Powertools per attempt |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const size of r.fingerprint.sizes) {
@@ -254,18 +282,31 @@ function bundleSection(r: BenchResults): string[] {
     const p = b.variants[variant];
     lines.push(`### ${BUNDLE_VARIANTS[variant].title}${variant === HEADLINE_VARIANT ? ' (targets)' : ''}`);
     lines.push('');
-    lines.push(`${BUNDLE_VARIANTS[variant].description[0].toUpperCase()}${BUNDLE_VARIANTS[variant].description.slice(1)}.`);
+    lines.push(
+      `${BUNDLE_VARIANTS[variant].description[0].toUpperCase()}${BUNDLE_VARIANTS[variant].description.slice(1)}.`,
+    );
     lines.push('');
     lines.push('| | idemkit | Powertools | idemkit ÷ Powertools |');
     lines.push('|---|---|---|---|');
-    lines.push(`| minified | ${kib(p.idemkit.bytes)} | ${kib(p.powertools.bytes)} | ${x(p.idemkit.bytes / p.powertools.bytes)} |`);
-    lines.push(`| gzip -9 | ${kib(p.idemkit.gzipBytes)} | ${kib(p.powertools.gzipBytes)} | ${x(p.idemkit.gzipBytes / p.powertools.gzipBytes)} |`);
-    lines.push(`| cold import, median ms | ${ms(p.idemkit.coldImportMs)} | ${ms(p.powertools.coldImportMs)} | ${x(p.idemkit.coldImportMs / p.powertools.coldImportMs)} |`);
-    lines.push(`| whole process, median ms | ${ms(p.idemkit.coldProcessMs)} | ${ms(p.powertools.coldProcessMs)} | ${x(p.idemkit.coldProcessMs / p.powertools.coldProcessMs)} |`);
+    lines.push(
+      `| minified | ${kib(p.idemkit.bytes)} | ${kib(p.powertools.bytes)} | ${x(p.idemkit.bytes / p.powertools.bytes)} |`,
+    );
+    lines.push(
+      `| gzip -9 | ${kib(p.idemkit.gzipBytes)} | ${kib(p.powertools.gzipBytes)} | ${x(p.idemkit.gzipBytes / p.powertools.gzipBytes)} |`,
+    );
+    lines.push(
+      `| cold import, median ms | ${ms(p.idemkit.coldImportMs)} | ${ms(p.powertools.coldImportMs)} | ${x(p.idemkit.coldImportMs / p.powertools.coldImportMs)} |`,
+    );
+    lines.push(
+      `| whole process, median ms | ${ms(p.idemkit.coldProcessMs)} | ${ms(p.powertools.coldProcessMs)} | ${x(p.idemkit.coldProcessMs / p.powertools.coldProcessMs)} |`,
+    );
     lines.push('');
     for (const library of LIBRARIES) {
-      lines.push(`Largest parts of the ${TITLE[library]} bundle: ${p[library].topPackages.map((t) => `${t.name} ${kib(t.bytes)}`).join(', ')}.`);
-      if (p[library].externalImports.length > 0) lines.push(`It imports at load: ${p[library].externalImports.map((name) => `\`${name}\``).join(', ')}.`);
+      lines.push(
+        `Largest parts of the ${TITLE[library]} bundle: ${p[library].topPackages.map((t) => `${t.name} ${kib(t.bytes)}`).join(', ')}.`,
+      );
+      if (p[library].externalImports.length > 0)
+        lines.push(`It imports at load: ${p[library].externalImports.map((name) => `\`${name}\``).join(', ')}.`);
       lines.push('');
     }
   }
@@ -281,17 +322,21 @@ export function renderReport(r: BenchResults): string {
     `Measured ${r.generatedAt.slice(0, 10)} by \`npx tsx bench/run.ts\` in ${(r.durationSeconds / 60).toFixed(1)} min; raw numbers in [results.json](results.json).`,
     '',
     `Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.os}, Node ${r.machine.node}` +
-      (r.machine.loadAverage ? `, load average ${r.machine.loadAverage.join(' / ')} (1 / 5 / 15 min) when the run began` : '') +
+      (r.machine.loadAverage
+        ? `, load average ${r.machine.loadAverage.join(' / ')} (1 / 5 / 15 min) when the run began`
+        : '') +
       '. ' +
       'The machine is shared and noisy and the server is DynamoDB Local on loopback: read the ratios, not the absolute times.',
     '',
-    `Versions: ${Object.entries(r.versions).map(([name, version]) => `${name} ${version}`).join('; ')}.`,
+    `Versions: ${Object.entries(r.versions)
+      .map(([name, version]) => `${name} ${version}`)
+      .join('; ')}.`,
     '',
     '## Setup',
     '',
-    '- One DynamoDB Local (in memory, 127.0.0.1) serves both libraries: idemkit\'s journal table (partition key `pk`) and Powertools\' table (partition key `id`, default attribute names), fresh tables per scenario.',
+    "- One DynamoDB Local (in memory, 127.0.0.1) serves both libraries: idemkit's journal table (partition key `pk`) and Powertools' table (partition key `id`, default attribute names), fresh tables per scenario.",
     '- The same handler, `POST /payments` (parse the JSON body, take the payment, answer 201 with a `Location`), receives HTTP API (v2) events with an `Idempotency-Key` header and a JSON body; in the section "A handler that writes one item" it also writes one payment item.',
-    "- idemkit: `middy(handler).use(httpIdempotency({ journal: new DynamoDBJournal({ tableName, client }), ttlSeconds: 86400 }))` with its defaults (scope from the JWT `sub` and the route, fingerprint of method, path, query and body).",
+    '- idemkit: `middy(handler).use(httpIdempotency({ journal: new DynamoDBJournal({ tableName, client }), ttlSeconds: 86400 }))` with its defaults (scope from the JWT `sub` and the route, fingerprint of method, path, query and body).',
     "- Powertools: `makeHandlerIdempotent({ persistenceStore: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client }), config: new IdempotencyConfig({ eventKeyJmesPath: 'headers.\"idempotency-key\"', payloadValidationJmesPath: 'body', throwOnNoIdempotencyKey: true, expiresAfterSeconds: 86400 }), keyPrefix: 'create-payment' })`.",
     '- Local cache: idemkit `localCache: { maxItems: 1000 }`, Powertools `useLocalCache: true` (its default size, 1000), only in the local-cache row.',
     '- Every Lambda context reports 29 s remaining. Each library has its own `DynamoDBClient` (default retries and HTTP agent).',

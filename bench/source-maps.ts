@@ -41,13 +41,19 @@ await mkdir(outDir, { recursive: true });
 try {
   const entry = join(outDir, 'entry.ts');
   // A frame inside the bundle, so formatting the stack has something to map.
-  await writeFile(entry, `export { handler } from '${join(root, 'bench/fixtures/idemkit-handler.ts')}';\nexport function fail(): never { throw new Error('mapped?'); }\n`);
+  await writeFile(
+    entry,
+    `export { handler } from '${join(root, 'bench/fixtures/idemkit-handler.ts')}';\nexport function fail(): never { throw new Error('mapped?'); }\n`,
+  );
   const bundles = {} as Record<Variant, string>;
   for (const [variant, { minify }] of Object.entries(VARIANTS) as Array<[Variant, (typeof VARIANTS)[Variant]]>) {
     bundles[variant] = join(outDir, minify ? 'minified' : 'unminified', 'index.mjs');
     if (variant !== 'minified + map, no flag') await bundleHandler(entry, bundles[variant], minify);
   }
-  const samples = Object.fromEntries(Object.keys(VARIANTS).map((variant) => [variant, [] as Sample[]])) as Record<Variant, Sample[]>;
+  const samples = Object.fromEntries(Object.keys(VARIANTS).map((variant) => [variant, [] as Sample[]])) as Record<
+    Variant,
+    Sample[]
+  >;
   await alternate(Object.keys(VARIANTS) as Variant[], rounds, async (variant) => {
     samples[variant].push(await coldStart(bundles[variant], VARIANTS[variant].flags));
   });
@@ -95,7 +101,12 @@ function coldStart(bundle: string, flags: readonly string[]): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [...flags, '--no-warnings', '--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: 'us-east-1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

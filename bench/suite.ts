@@ -74,7 +74,9 @@ async function runScenarios(endpoint: string, plan: BenchPlan, options: SuiteOpt
     return result;
   };
 
-  const calls = await step('DynamoDB calls per attempt', async () => countCallsPerAttempt(await tables(), plan.callRepetitions));
+  const calls = await step('DynamoDB calls per attempt', async () =>
+    countCallsPerAttempt(await tables(), plan.callRepetitions),
+  );
   const latency = await step('latency', async () => measureLatency(await tables(), plan.latency));
   const throughput = await step('throughput', async () => measureThroughput(await tables(), plan.throughput));
   const sameKey = await step('same-key race', async () => raceSameKey(await tables(), plan.sameKey));

@@ -1,5 +1,13 @@
 import { Duration, Names } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction, type IMetric, type MetricOptions, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  TreatMissingData,
+  type IAlarmAction,
+  type IMetric,
+  type MetricOptions,
+  type Metric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -129,7 +137,10 @@ export class GuardedQueueConsumer extends Construct {
     const timeout = props.timeout ?? Duration.seconds(30);
     this.consumerName = props.consumerName ?? id;
     this.metricsNamespace = props.metricsNamespace;
-    const names = queueNames(props.queueName ?? (fifo ? Names.uniqueResourceName(this, { maxLength: 70 }) : undefined), fifo);
+    const names = queueNames(
+      props.queueName ?? (fifo ? Names.uniqueResourceName(this, { maxLength: 70 }) : undefined),
+      fifo,
+    );
 
     const fifoProps = fifo ? { fifo: true, contentBasedDeduplication: false } : {};
     this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', {

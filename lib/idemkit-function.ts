@@ -1,7 +1,14 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -13,7 +20,8 @@ import type { IIdempotencyJournal } from './journal-table.js';
  * ESM bundles cannot `require()` Node built-ins that CommonJS dependencies still ask for;
  * this banner gives them a real `require`.
  */
-const REQUIRE_SHIM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+const REQUIRE_SHIM_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** Properties of an {@link IdemkitFunction}. */
 export interface IdemkitFunctionProps {
@@ -155,7 +163,9 @@ export class IdemkitFunction extends Construct {
     props.journal?.grantJournalAccess(this.function);
     if (props.powertoolsTable) {
       // Its records are only read: one GetItem per new key, never a write.
-      this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [props.powertoolsTable.tableArn] }));
+      this.function.addToRolePolicy(
+        new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [props.powertoolsTable.tableArn] }),
+      );
       props.powertoolsTable.encryptionKey?.grantDecrypt(this.function);
     }
     Validations.of(this.role).acknowledge({

@@ -185,13 +185,21 @@ export class IdempotencyDashboard extends Construct {
 
 function journalGraphs(journal: IIdempotencyJournal, period: Duration): IWidget[] {
   return [
-    new GraphWidget({ title: 'Journal throttled requests', width: 6, left: [journal.metricThrottledRequests({ period })] }),
+    new GraphWidget({
+      title: 'Journal throttled requests',
+      width: 6,
+      left: [journal.metricThrottledRequests({ period })],
+    }),
     new GraphWidget({ title: 'Journal system errors', width: 6, left: [journal.metricSystemErrors({ period })] }),
     new GraphWidget({
       title: 'Journal conditional check failures',
       width: 6,
       left: [journal.metricConditionalCheckFailedRequests({ period })],
     }),
-    new GraphWidget({ title: 'Journal transaction conflicts', width: 6, left: [journal.metricTransactionConflicts({ period })] }),
+    new GraphWidget({
+      title: 'Journal transaction conflicts',
+      width: 6,
+      left: [journal.metricTransactionConflicts({ period })],
+    }),
   ];
 }

@@ -33,9 +33,15 @@ export interface IdempotencyMetricOptions {
  * @example
  * idempotencyMetric(MetricName.payloadMismatch, { operation: 'POST /payments' }).createAlarm(this, 'Mismatch', {...})
  */
-export function idempotencyMetric(metricName: MetricName, subject: MetricSubject, options: IdempotencyMetricOptions = {}): IMetric {
+export function idempotencyMetric(
+  metricName: MetricName,
+  subject: MetricSubject,
+  options: IdempotencyMetricOptions = {},
+): IMetric {
   const [dimension, value] =
-    'operation' in subject ? [MetricDimension.operation, subject.operation] : [MetricDimension.consumer, subject.consumer];
+    'operation' in subject
+      ? [MetricDimension.operation, subject.operation]
+      : [MetricDimension.consumer, subject.consumer];
   if (value.includes("'")) throw new Error(`Metric dimension values cannot contain a single quote: ${value}`);
   return new MathExpression({
     expression: `SELECT SUM(${metricName}) FROM "${namespaceOf(options)}" WHERE ${dimension} = '${value}'`,

@@ -1,6 +1,14 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { IMetric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, BillingMode, Operation, StreamViewType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  Operation,
+  StreamViewType,
+  Table,
+  TableEncryption,
+  type ITable,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct, type IConstruct } from 'constructs';
@@ -234,7 +242,11 @@ export class IdempotencyJournalTable extends IdempotencyJournalBase {
    *   tableStreamArn: 'arn:aws:dynamodb:eu-west-1:123456789012:table/payments-journal/stream/2024-01-01T00:00:00.000',
    * });
    */
-  public static fromTableAttributes(scope: Construct, id: string, attributes: IdempotencyJournalAttributes): IIdempotencyJournal {
+  public static fromTableAttributes(
+    scope: Construct,
+    id: string,
+    attributes: IdempotencyJournalAttributes,
+  ): IIdempotencyJournal {
     return new ImportedIdempotencyJournal(scope, id, attributes);
   }
 

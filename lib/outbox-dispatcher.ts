@@ -1,6 +1,13 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction, type Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  TreatMissingData,
+  type IAlarmAction,
+  type Metric,
+  type MetricOptions,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -145,7 +152,8 @@ export class OutboxDispatcher extends Construct {
     this.function.addEventSource(this.eventSource);
 
     this.failureAlarm = new Alarm(this, 'FailureAlarm', {
-      alarmDescription: 'Outbox events could not be delivered after every retry; their stream coordinates wait in the failure queue.',
+      alarmDescription:
+        'Outbox events could not be delivered after every retry; their stream coordinates wait in the failure queue.',
       metric: this.metricFailureQueueDepth(),
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -9,7 +9,7 @@ import type { Construct } from 'constructs';
  * const dlq = secureQueue(this, 'DeadLetterQueue', { retentionPeriod: Duration.days(14) });
  */
 export function secureQueue(scope: Construct, id: string, props: QueueProps = {}): Queue {
-  const encryption = props.encryption ?? (props.encryptionMasterKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED);
+  const encryption =
+    props.encryption ?? (props.encryptionMasterKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED);
   return new Queue(scope, id, { ...props, encryption, enforceSSL: true });
 }
-

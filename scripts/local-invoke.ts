@@ -37,29 +37,47 @@ export interface LocalFunction {
 interface TemplateFunction {
   Type: string;
   Metadata?: Record<string, string>;
-  Properties: { Handler?: string; Timeout?: number; MemorySize?: number; Environment?: { Variables?: Record<string, unknown> } };
+  Properties: {
+    Handler?: string;
+    Timeout?: number;
+    MemorySize?: number;
+    Environment?: { Variables?: Record<string, unknown> };
+  };
 }
 
 /** Finds a function in a synthesized template, or takes a bundle path as is. */
 export function resolveFunction(target: string, templatePath: string): LocalFunction {
   if (existsSync(target)) {
     const bundle = statSync(target).isDirectory() ? join(target, 'index.mjs') : target;
-    return { bundle: resolve(bundle), handlerName: 'handler', functionName: 'local', timeoutMs: 30_000, memoryMb: 512, environment: {}, unresolved: [] };
+    return {
+      bundle: resolve(bundle),
+      handlerName: 'handler',
+      functionName: 'local',
+      timeoutMs: 30_000,
+      memoryMb: 512,
+      environment: {},
+      unresolved: [],
+    };
   }
   const template = JSON.parse(readFileSync(templatePath, 'utf8')) as { Resources: Record<string, TemplateFunction> };
-  const functions = Object.entries(template.Resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function');
+  const functions = Object.entries(template.Resources).filter(
+    ([, resource]) => resource.Type === 'AWS::Lambda::Function',
+  );
   const matches = [
     functions.filter(([id]) => id === target),
     functions.filter(([id]) => id.startsWith(target)),
     functions.filter(([, resource]) => (resource.Metadata?.['aws:cdk:path'] ?? '').includes(`/${target}/`)),
   ].find((candidates) => candidates.length > 0);
   if (!matches || matches.length !== 1) {
-    const known = functions.map(([id, resource]) => `  ${id}  (${resource.Metadata?.['aws:cdk:path'] ?? '?'})`).join('\n');
+    const known = functions
+      .map(([id, resource]) => `  ${id}  (${resource.Metadata?.['aws:cdk:path'] ?? '?'})`)
+      .join('\n');
     throw new Error(`${matches ? 'Several' : 'No'} functions match '${target}' in ${templatePath}:\n${known}`);
   }
   const [logicalId, resource] = matches[0];
   const assetPath = resource.Metadata?.['aws:asset:path'];
-  if (!assetPath) throw new Error(`${logicalId} has no aws:asset:path metadata: synthesize with asset metadata on (the CLI default)`);
+  if (!assetPath)
+    throw new Error(`${logicalId} has no aws:asset:path metadata: synthesize with asset metadata on (the CLI default)`);
   const variables = resource.Properties.Environment?.Variables ?? {};
   const literal = Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   return {
@@ -87,10 +105,18 @@ export async function invoke(fn: LocalFunction, event: unknown, env: Record<stri
   const module = (await import(pathToFileURL(fn.bundle).href)) as Record<string, unknown>;
   const handler = module[fn.handlerName];
   if (typeof handler !== 'function') throw new Error(`${fn.bundle} exports no function '${fn.handlerName}'`);
-  const context = localLambdaContext({ functionName: fn.functionName, timeoutMs: fn.timeoutMs, memoryMb: fn.memoryMb, region });
+  const context = localLambdaContext({
+    functionName: fn.functionName,
+    timeoutMs: fn.timeoutMs,
+    memoryMb: fn.memoryMb,
+    region,
+  });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Task timed out after ${(fn.timeoutMs / 1000).toFixed(2)} seconds`)), fn.timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Task timed out after ${(fn.timeoutMs / 1000).toFixed(2)} seconds`)),
+      fn.timeoutMs,
+    );
   });
   try {
     return await Promise.race([Promise.resolve(handler(event, context)), timeout]);
@@ -120,7 +146,9 @@ async function main(): Promise<number> {
     },
   });
   if (positionals.length !== 2) {
-    process.stderr.write('usage: npx tsx scripts/local-invoke.ts <function|bundle> <event.json> [--template f] [--env K=V]... [--timeout-ms n] [--result-file f]\n');
+    process.stderr.write(
+      'usage: npx tsx scripts/local-invoke.ts <function|bundle> <event.json> [--template f] [--env K=V]... [--timeout-ms n] [--result-file f]\n',
+    );
     return 2;
   }
   const [target, eventFile] = positionals;
@@ -128,9 +156,11 @@ async function main(): Promise<number> {
   const fn = values['timeout-ms'] ? { ...resolved, timeoutMs: Number(values['timeout-ms']) } : resolved;
   const env = parseEnv(values.env!);
   const missing = fn.unresolved.filter((name) => env[name] === undefined && process.env[name] === undefined);
-  if (missing.length > 0) process.stderr.write(`warning: no local value for ${missing.join(', ')} (give --env NAME=value)\n`);
+  if (missing.length > 0)
+    process.stderr.write(`warning: no local value for ${missing.join(', ')} (give --env NAME=value)\n`);
   const event = JSON.parse(readFileSync(eventFile, 'utf8')) as unknown;
-  let outcome: { ok: true; result: unknown } | { ok: false; error: { errorType: string; errorMessage: string; trace: string[] } };
+  let outcome:
+    { ok: true; result: unknown } | { ok: false; error: { errorType: string; errorMessage: string; trace: string[] } };
   try {
     outcome = { ok: true, result: await invoke(fn, event, env) };
   } catch (error) {

@@ -4,10 +4,26 @@
  * @packageDocumentation
  */
 export * from './entries/common.js';
-export { httpIdempotency, REPLAYED_HEADER, DEFAULT_PROBLEM_TYPE_PREFIX, type HttpIdempotencyOptions, type HttpResponse, type StatusCodes } from './http/index.js';
+export {
+  httpIdempotency,
+  REPLAYED_HEADER,
+  DEFAULT_PROBLEM_TYPE_PREFIX,
+  type HttpIdempotencyOptions,
+  type HttpResponse,
+  type StatusCodes,
+} from './http/index.js';
 export { makeIdempotent, type MakeIdempotentOptions } from './function/index.js';
 export type { MigrateFromOptions, PowertoolsAttributeNames, PowertoolsMigrationOptions } from './migration/index.js';
-export { MetricName, MetricDimension, DEFAULT_METRICS_NAMESPACE, type TelemetryOptions, type MetricsSink, type LogSink, type TracerLike, type AttemptStatus } from './telemetry/index.js';
+export {
+  MetricName,
+  MetricDimension,
+  DEFAULT_METRICS_NAMESPACE,
+  type TelemetryOptions,
+  type MetricsSink,
+  type LogSink,
+  type TracerLike,
+  type AttemptStatus,
+} from './telemetry/index.js';
 export * from './client/index.js';
 export * from './sqs/index.js';
 export * from './outbox/index.js';

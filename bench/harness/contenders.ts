@@ -74,7 +74,12 @@ function idemkitContender(setup: ContenderSetup): Contender {
       ...(setup.localCache ? { localCache: { maxItems: LOCAL_CACHE_ITEMS } } : {}),
     }),
   );
-  return { name: 'idemkit', calls, invoke: (event) => run(() => handler(event, lambdaContext())), close: () => client.destroy() };
+  return {
+    name: 'idemkit',
+    calls,
+    invoke: (event) => run(() => handler(event, lambdaContext())),
+    close: () => client.destroy(),
+  };
 }
 
 function powertoolsContender(setup: ContenderSetup): Contender {
@@ -89,9 +94,17 @@ function powertoolsContender(setup: ContenderSetup): Contender {
     useLocalCache: setup.localCache === true,
     maxLocalCacheSize: LOCAL_CACHE_ITEMS,
   });
-  const handler = middy(createPayment(setup.effect)).use(makeHandlerIdempotent({ persistenceStore, config, keyPrefix: 'create-payment' }));
+  const handler = middy(createPayment(setup.effect)).use(
+    makeHandlerIdempotent({ persistenceStore, config, keyPrefix: 'create-payment' }),
+  );
   const payloadHashes = setup.countHashes ? countPayloadHashes(persistenceStore) : undefined;
-  return { name: 'powertools', calls, payloadHashes, invoke: (event) => run(() => handler(event, lambdaContext())), close: () => client.destroy() };
+  return {
+    name: 'powertools',
+    calls,
+    payloadHashes,
+    invoke: (event) => run(() => handler(event, lambdaContext())),
+    close: () => client.destroy(),
+  };
 }
 
 function countPayloadHashes(persistenceStore: DynamoDBPersistenceLayer): () => number {

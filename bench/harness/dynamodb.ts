@@ -49,7 +49,11 @@ export function rawPut(client: DynamoDBClient, tableName: string): (key: string)
     await client.send(
       new PutItemCommand({
         TableName: tableName,
-        Item: { pk: { S: key }, status: { S: 'IN_PROGRESS' }, expiresAt: { N: String(Math.floor(Date.now() / 1000) + 86_400) } },
+        Item: {
+          pk: { S: key },
+          status: { S: 'IN_PROGRESS' },
+          expiresAt: { N: String(Math.floor(Date.now() / 1000) + 86_400) },
+        },
       }),
     );
   };

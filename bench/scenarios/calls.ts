@@ -1,6 +1,14 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { PaymentEffect } from '../fixtures/create-payment.js';
-import { answerOf, buildContender, closeAll, LIBRARIES, type Contender, type ContenderSetup, type LibraryName } from '../harness/contenders.js';
+import {
+  answerOf,
+  buildContender,
+  closeAll,
+  LIBRARIES,
+  type Contender,
+  type ContenderSetup,
+  type LibraryName,
+} from '../harness/contenders.js';
 import { newKey, paymentBody, paymentEvent } from '../harness/events.js';
 import { gate } from '../harness/rounds.js';
 import { median } from '../harness/stats.js';
@@ -31,7 +39,10 @@ export interface Observation {
 }
 
 /** Per situation and library: the median calls and every repetition's observation. */
-export type CallsResult = Record<Situation, Record<LibraryName, { readonly medianCalls: number; readonly observations: Observation[] }>>;
+export type CallsResult = Record<
+  Situation,
+  Record<LibraryName, { readonly medianCalls: number; readonly observations: Observation[] }>
+>;
 
 /** An effect that counts executions and, per key, can hold the handler inside it or fail once. */
 class ScriptedEffect {
@@ -51,7 +62,11 @@ class ScriptedEffect {
   };
 }
 
-async function observe(container: Contender, effect: ScriptedEffect, event: APIGatewayProxyEventV2): Promise<Observation> {
+async function observe(
+  container: Contender,
+  effect: ScriptedEffect,
+  event: APIGatewayProxyEventV2,
+): Promise<Observation> {
   container.calls.reset();
   const executionsBefore = effect.executions;
   const hashesBefore = container.payloadHashes?.();
@@ -66,7 +81,10 @@ async function observe(container: Contender, effect: ScriptedEffect, event: APIG
   };
 }
 
-async function oneRepetition(library: LibraryName, setup: Omit<ContenderSetup, 'effect'>): Promise<Record<Situation, Observation>> {
+async function oneRepetition(
+  library: LibraryName,
+  setup: Omit<ContenderSetup, 'effect'>,
+): Promise<Record<Situation, Observation>> {
   const effect = new ScriptedEffect();
   const base = { ...setup, effect: effect.run, countHashes: true };
   const main = buildContender(library, base);
@@ -79,7 +97,12 @@ async function oneRepetition(library: LibraryName, setup: Omit<ContenderSetup, '
   }
 }
 
-async function situations(main: Contender, other: Contender, cached: Contender, effect: ScriptedEffect): Promise<Record<Situation, Observation>> {
+async function situations(
+  main: Contender,
+  other: Contender,
+  cached: Contender,
+  effect: ScriptedEffect,
+): Promise<Record<Situation, Observation>> {
   const completed = newKey();
   const newKeyObservation = await observe(main, effect, paymentEvent(completed));
   const replay = await observe(main, effect, paymentEvent(completed));
@@ -104,11 +127,23 @@ async function situations(main: Contender, other: Contender, cached: Contender, 
   await cached.invoke(paymentEvent(warm));
   const localCacheReplay = await observe(cached, effect, paymentEvent(warm));
 
-  return { newKey: newKeyObservation, replay, inProgress, mismatch, replayAfterMismatch, errorAttempt, retryAfterError, localCacheReplay };
+  return {
+    newKey: newKeyObservation,
+    replay,
+    inProgress,
+    mismatch,
+    replayAfterMismatch,
+    errorAttempt,
+    retryAfterError,
+    localCacheReplay,
+  };
 }
 
 /** Counts the DynamoDB calls of every situation, `repetitions` times per library, alternating libraries. */
-export async function countCallsPerAttempt(setup: Omit<ContenderSetup, 'effect'>, repetitions: number): Promise<CallsResult> {
+export async function countCallsPerAttempt(
+  setup: Omit<ContenderSetup, 'effect'>,
+  repetitions: number,
+): Promise<CallsResult> {
   const observations = new Map<LibraryName, Array<Record<Situation, Observation>>>(LIBRARIES.map((name) => [name, []]));
   for (let i = 0; i < repetitions; i++) {
     const order = i % 2 === 0 ? LIBRARIES : [...LIBRARIES].reverse();

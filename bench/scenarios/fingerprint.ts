@@ -21,24 +21,34 @@ export interface FingerprintSize {
 
 /** The hashing paths measured, each on the same event. */
 export const FINGERPRINT_PATHS = {
-  idemkitMiddleware: "idemkit, the middleware's path: well-formed text check, JSON.parse, precision and duplicate-key checks, RFC 8785 canonical JSON, SHA-256",
+  idemkitMiddleware:
+    "idemkit, the middleware's path: well-formed text check, JSON.parse, precision and duplicate-key checks, RFC 8785 canonical JSON, SHA-256",
   idemkitParseAndHash: 'idemkit, JSON.parse + fingerprintOf (canonical JSON + SHA-256) only',
-  powertoolsBody: "Powertools getHashedPayload with payloadValidationJmesPath 'body': JMESPath search, deepSort, JSON.stringify of the body string, md5",
-  powertoolsJsonBody: "Powertools getHashedPayload with 'powertools_json(body)' (compares by value like idemkit; not the configured setup)",
+  powertoolsBody:
+    "Powertools getHashedPayload with payloadValidationJmesPath 'body': JMESPath search, deepSort, JSON.stringify of the body string, md5",
+  powertoolsJsonBody:
+    "Powertools getHashedPayload with 'powertools_json(body)' (compares by value like idemkit; not the configured setup)",
 } as const;
 /** One of {@link FINGERPRINT_PATHS}. */
 export type FingerprintPath = keyof typeof FINGERPRINT_PATHS;
 
 /** Median milliseconds per operation of every path, per body size. */
 export interface FingerprintResult {
-  readonly sizes: ReadonlyArray<FingerprintSize & { readonly actualBytes: number; readonly medianMsPerOp: Record<FingerprintPath, number> }>;
+  readonly sizes: ReadonlyArray<
+    FingerprintSize & { readonly actualBytes: number; readonly medianMsPerOp: Record<FingerprintPath, number> }
+  >;
 }
 
 /** A configured Powertools persistence layer whose (private) payload hash can be called directly. */
-function powertoolsHasher(endpoint: string, payloadValidationJmesPath: string): (event: APIGatewayProxyEventV2) => string {
+function powertoolsHasher(
+  endpoint: string,
+  payloadValidationJmesPath: string,
+): (event: APIGatewayProxyEventV2) => string {
   // The layer needs a client but this path never sends a request.
   const layer = new DynamoDBPersistenceLayer({ tableName: 'unused-table', awsSdkV3Client: benchClient(endpoint) });
-  layer.configure({ config: new IdempotencyConfig({ eventKeyJmesPath: 'headers."idempotency-key"', payloadValidationJmesPath }) });
+  layer.configure({
+    config: new IdempotencyConfig({ eventKeyJmesPath: 'headers."idempotency-key"', payloadValidationJmesPath }),
+  });
   const hashing = layer as unknown as { getHashedPayload(data: unknown): string };
   return (event) => hashing.getHashedPayload(event);
 }
@@ -47,7 +57,10 @@ function powertoolsHasher(endpoint: string, payloadValidationJmesPath: string): 
  * Cost of turning a request body into the value stored for payload validation, per operation.
  * No DynamoDB call is made; the paths alternate round by round.
  */
-export async function measureFingerprints(endpoint: string, sizes: readonly FingerprintSize[]): Promise<FingerprintResult> {
+export async function measureFingerprints(
+  endpoint: string,
+  sizes: readonly FingerprintSize[],
+): Promise<FingerprintResult> {
   const hashers: Record<FingerprintPath, (event: APIGatewayProxyEventV2) => unknown> = {
     idemkitMiddleware: (event) => fingerprintOf(defaultRequestFingerprint(viewHttpEvent(event))),
     idemkitParseAndHash: (event) => fingerprintOf(JSON.parse(event.body ?? 'null')),
@@ -71,7 +84,10 @@ export async function measureFingerprints(endpoint: string, sizes: readonly Fing
     results.push({
       ...size,
       actualBytes: Buffer.byteLength(event.body ?? ''),
-      medianMsPerOp: Object.fromEntries(paths.map((path) => [path, median(perOp[path])])) as Record<FingerprintPath, number>,
+      medianMsPerOp: Object.fromEntries(paths.map((path) => [path, median(perOp[path])])) as Record<
+        FingerprintPath,
+        number
+      >,
     });
   }
   if (sink === 0) throw new Error('no hash was computed');

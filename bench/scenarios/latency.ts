@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { buildContender, closeAll, LIBRARIES, type Contender, type ContenderSetup, type LibraryName } from '../harness/contenders.js';
+import {
+  buildContender,
+  closeAll,
+  LIBRARIES,
+  type Contender,
+  type ContenderSetup,
+  type LibraryName,
+} from '../harness/contenders.js';
 import { benchClient, rawPut } from '../harness/dynamodb.js';
 import { newKey, paymentEvent } from '../harness/events.js';
 import { alternate } from '../harness/rounds.js';
@@ -27,7 +34,10 @@ export interface LatencyResult {
   readonly putItem: Summary;
   readonly libraries: Record<LibraryName, { readonly newKey: KindLatency; readonly replay: KindLatency }>;
   /** idemkit over Powertools: median of the per-round ratios of medians, and the ratio of pooled p99s. */
-  readonly idemkitVsPowertools: { readonly newKey: { readonly median: number; readonly p99: number }; readonly replay: { readonly median: number; readonly p99: number } };
+  readonly idemkitVsPowertools: {
+    readonly newKey: { readonly median: number; readonly p99: number };
+    readonly replay: { readonly median: number; readonly p99: number };
+  };
 }
 
 type Participant = LibraryName | 'putItem';
@@ -59,7 +69,10 @@ async function sampleLibrary(contender: Contender, count: number): Promise<{ new
  * replays, next to one raw `PutItem` on the same server measured in the same rounds.
  */
 export async function measureLatency(setup: Omit<ContenderSetup, 'effect'>, plan: LatencyPlan): Promise<LatencyResult> {
-  const contenders = Object.fromEntries(LIBRARIES.map((name) => [name, buildContender(name, setup)])) as Record<LibraryName, Contender>;
+  const contenders = Object.fromEntries(LIBRARIES.map((name) => [name, buildContender(name, setup)])) as Record<
+    LibraryName,
+    Contender
+  >;
   const putClient = benchClient(setup.endpoint);
   const put = rawPut(putClient, setup.idemkitTable);
   try {
@@ -70,8 +83,15 @@ export async function measureLatency(setup: Omit<ContenderSetup, 'effect'>, plan
   }
 }
 
-async function sample(contenders: Record<LibraryName, Contender>, put: (key: string) => Promise<void>, plan: LatencyPlan): Promise<LatencyResult> {
-  const samples = Object.fromEntries(LIBRARIES.map((name) => [name, { newKey: [], replay: [] } as Samples])) as Record<LibraryName, Samples>;
+async function sample(
+  contenders: Record<LibraryName, Contender>,
+  put: (key: string) => Promise<void>,
+  plan: LatencyPlan,
+): Promise<LatencyResult> {
+  const samples = Object.fromEntries(LIBRARIES.map((name) => [name, { newKey: [], replay: [] } as Samples])) as Record<
+    LibraryName,
+    Samples
+  >;
   const puts: number[][] = [];
   const participants: Participant[] = ['idemkit', 'putItem', 'powertools'];
 
@@ -100,12 +120,17 @@ async function sample(contenders: Record<LibraryName, Contender>, put: (key: str
   };
   const head = (k: keyof Samples) => {
     const perRound = samples.idemkit[k].map((round, i) => median(round) / median(samples.powertools[k][i]));
-    return { median: median(perRound), p99: summarize(samples.idemkit[k].flat()).p99 / summarize(samples.powertools[k].flat()).p99 };
+    return {
+      median: median(perRound),
+      p99: summarize(samples.idemkit[k].flat()).p99 / summarize(samples.powertools[k].flat()).p99,
+    };
   };
   return {
     plan,
     putItem: putSummary,
-    libraries: Object.fromEntries(LIBRARIES.map((name) => [name, { newKey: kind(samples[name].newKey), replay: kind(samples[name].replay) }])) as LatencyResult['libraries'],
+    libraries: Object.fromEntries(
+      LIBRARIES.map((name) => [name, { newKey: kind(samples[name].newKey), replay: kind(samples[name].replay) }]),
+    ) as LatencyResult['libraries'],
     idemkitVsPowertools: { newKey: head('newKey'), replay: head('replay') },
   };
 }

@@ -1,4 +1,12 @@
-import { answerOf, buildContender, closeAll, LIBRARIES, type Contender, type ContenderSetup, type LibraryName } from '../harness/contenders.js';
+import {
+  answerOf,
+  buildContender,
+  closeAll,
+  LIBRARIES,
+  type Contender,
+  type ContenderSetup,
+  type LibraryName,
+} from '../harness/contenders.js';
 import { newKey, paymentEvent } from '../harness/events.js';
 import { alternate, sleep } from '../harness/rounds.js';
 
@@ -33,7 +41,10 @@ export async function raceSameKey(setup: Omit<ContenderSetup, 'effect'>, plan: S
     await sleep(plan.effectMs);
   };
   const containers = Object.fromEntries(
-    LIBRARIES.map((name) => [name, Array.from({ length: plan.callers }, () => buildContender(name, { ...setup, effect }))]),
+    LIBRARIES.map((name) => [
+      name,
+      Array.from({ length: plan.callers }, () => buildContender(name, { ...setup, effect })),
+    ]),
   ) as Record<LibraryName, Contender[]>;
   try {
     return await race(containers, executions, plan);
@@ -42,12 +53,23 @@ export async function raceSameKey(setup: Omit<ContenderSetup, 'effect'>, plan: S
   }
 }
 
-async function race(containers: Record<LibraryName, Contender[]>, executions: ReadonlyMap<string, number>, plan: SameKeyPlan): Promise<SameKeyResult> {
+async function race(
+  containers: Record<LibraryName, Contender[]>,
+  executions: ReadonlyMap<string, number>,
+  plan: SameKeyPlan,
+): Promise<SameKeyResult> {
   // Warm every container (client connection, JIT) on a key of its own before the races.
-  for (const name of LIBRARIES) await Promise.all(containers[name].map((container) => container.invoke(paymentEvent(newKey()))));
+  for (const name of LIBRARIES)
+    await Promise.all(containers[name].map((container) => container.invoke(paymentEvent(newKey()))));
 
-  const executionsPerTrial = Object.fromEntries(LIBRARIES.map((name) => [name, [] as number[]])) as Record<LibraryName, number[]>;
-  const answers = Object.fromEntries(LIBRARIES.map((name) => [name, {} as Record<string, number>])) as Record<LibraryName, Record<string, number>>;
+  const executionsPerTrial = Object.fromEntries(LIBRARIES.map((name) => [name, [] as number[]])) as Record<
+    LibraryName,
+    number[]
+  >;
+  const answers = Object.fromEntries(LIBRARIES.map((name) => [name, {} as Record<string, number>])) as Record<
+    LibraryName,
+    Record<string, number>
+  >;
   await alternate(LIBRARIES, plan.trials, async (library) => {
     const key = newKey();
     const outcomes = await Promise.all(containers[library].map((container) => container.invoke(paymentEvent(key))));
@@ -60,7 +82,9 @@ async function race(containers: Record<LibraryName, Contender[]>, executions: Re
   return {
     plan,
     executionsPerTrial,
-    exactlyOnceTrials: Object.fromEntries(LIBRARIES.map((name) => [name, executionsPerTrial[name].filter((n) => n === 1).length])) as Record<LibraryName, number>,
+    exactlyOnceTrials: Object.fromEntries(
+      LIBRARIES.map((name) => [name, executionsPerTrial[name].filter((n) => n === 1).length]),
+    ) as Record<LibraryName, number>,
     answers,
   };
 }

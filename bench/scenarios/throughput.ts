@@ -1,4 +1,11 @@
-import { buildContender, closeAll, LIBRARIES, type Contender, type ContenderSetup, type LibraryName } from '../harness/contenders.js';
+import {
+  buildContender,
+  closeAll,
+  LIBRARIES,
+  type Contender,
+  type ContenderSetup,
+  type LibraryName,
+} from '../harness/contenders.js';
 import { newKey, paymentEvent } from '../harness/events.js';
 import { alternate } from '../harness/rounds.js';
 import { median } from '../harness/stats.js';
@@ -24,7 +31,10 @@ export interface ThroughputResult {
 }
 
 /** Keeps `containers.length` callers busy with new keys for `durationMs`; returns requests/s and failures. */
-async function saturate(containers: readonly Contender[], durationMs: number): Promise<{ rps: number; failures: number }> {
+async function saturate(
+  containers: readonly Contender[],
+  durationMs: number,
+): Promise<{ rps: number; failures: number }> {
   const started = Date.now();
   const deadline = started + durationMs;
   let completed = 0;
@@ -45,7 +55,10 @@ async function saturate(containers: readonly Contender[], durationMs: number): P
  * Throughput of `concurrency` concurrent callers, each a warm container of its own, each
  * request a new key (reserve, run, complete).
  */
-export async function measureThroughput(setup: Omit<ContenderSetup, 'effect'>, plan: ThroughputPlan): Promise<ThroughputResult> {
+export async function measureThroughput(
+  setup: Omit<ContenderSetup, 'effect'>,
+  plan: ThroughputPlan,
+): Promise<ThroughputResult> {
   const containers = Object.fromEntries(
     LIBRARIES.map((name) => [name, Array.from({ length: plan.concurrency }, () => buildContender(name, setup))]),
   ) as Record<LibraryName, Contender[]>;
@@ -56,7 +69,10 @@ export async function measureThroughput(setup: Omit<ContenderSetup, 'effect'>, p
   }
 }
 
-async function saturateRounds(containers: Record<LibraryName, Contender[]>, plan: ThroughputPlan): Promise<ThroughputResult> {
+async function saturateRounds(
+  containers: Record<LibraryName, Contender[]>,
+  plan: ThroughputPlan,
+): Promise<ThroughputResult> {
   const perRound = Object.fromEntries(LIBRARIES.map((name) => [name, [] as number[]])) as Record<LibraryName, number[]>;
   const failures = Object.fromEntries(LIBRARIES.map((name) => [name, 0])) as Record<LibraryName, number>;
   await alternate(LIBRARIES, plan.warmupRounds + plan.rounds, async (library, round) => {
@@ -69,7 +85,10 @@ async function saturateRounds(containers: Record<LibraryName, Contender[]>, plan
   return {
     plan,
     perRound,
-    medianRps: Object.fromEntries(LIBRARIES.map((name) => [name, median(perRound[name])])) as Record<LibraryName, number>,
+    medianRps: Object.fromEntries(LIBRARIES.map((name) => [name, median(perRound[name])])) as Record<
+      LibraryName,
+      number
+    >,
     failures,
     idemkitVsPowertools: median(ratios),
   };

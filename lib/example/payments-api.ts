@@ -1,6 +1,12 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, type IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+  type IHttpRouteAuthorizer,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -99,7 +105,11 @@ export class PaymentsApi extends Construct {
     props.paymentsTable.grant(this.createRefundFunction, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
 
     const route = (path: string, method: HttpMethod, integrationId: string, handler: NodejsFunction) =>
-      this.httpApi.addRoutes({ path, methods: [method], integration: new HttpLambdaIntegration(integrationId, handler) });
+      this.httpApi.addRoutes({
+        path,
+        methods: [method],
+        integration: new HttpLambdaIntegration(integrationId, handler),
+      });
     route('/payments', HttpMethod.POST, 'CreatePaymentIntegration', this.createPaymentFunction);
     route('/payments/{id}', HttpMethod.GET, 'GetPaymentIntegration', this.getPaymentFunction);
     route('/payments/{id}/refunds', HttpMethod.POST, 'CreateRefundIntegration', this.createRefundFunction);
@@ -107,7 +117,8 @@ export class PaymentsApi extends Construct {
     if (!authorizer) {
       Validations.of(this.httpApi).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: "Without a JWT issuer the example routes are deliberately open and every caller shares the tenant scope '-'.",
+        reason:
+          "Without a JWT issuer the example routes are deliberately open and every caller shares the tenant scope '-'.",
       });
     }
   }

@@ -2,7 +2,13 @@ import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'a
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { ExampleTableKey, ORDER_EVENTS_CONSUMER, HandlerEnv, PAYMENTS_SERVICE_NAME, PaymentsOperation } from '../../src/handlers/service-config.js';
+import {
+  ExampleTableKey,
+  ORDER_EVENTS_CONSUMER,
+  HandlerEnv,
+  PAYMENTS_SERVICE_NAME,
+  PaymentsOperation,
+} from '../../src/handlers/service-config.js';
 import { GuardedQueueConsumer, IdempotencyDashboard, IdempotencyJournalTable, OutboxDispatcher } from '../index.js';
 import { exampleHandlerEntry } from './handler-entry.js';
 import { PaymentsApi } from './payments-api.js';
@@ -94,7 +100,10 @@ export class PaymentsServiceStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the payments API' });
-    new CfnOutput(this, 'JournalTableName', { value: this.journal.tableName, description: 'Idempotency journal (retained on delete)' });
+    new CfnOutput(this, 'JournalTableName', {
+      value: this.journal.tableName,
+      description: 'Idempotency journal (retained on delete)',
+    });
     new CfnOutput(this, 'PaymentsTableName', { value: this.paymentsTable.tableName });
     new CfnOutput(this, 'StockTableName', { value: this.stockTable.tableName });
     new CfnOutput(this, 'OrderEventsQueueUrl', { value: this.orderEvents.queue.queueUrl });

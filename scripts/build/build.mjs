@@ -20,9 +20,13 @@ const cjs = join(dist, 'cjs');
 
 rmSync(dist, { recursive: true, force: true });
 
-const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
-  stdio: 'inherit',
-});
+const tsc = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  {
+    stdio: 'inherit',
+  },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 const sources = sourceFilesOf(JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')));
@@ -45,7 +49,8 @@ await build({
         context.onResolve({ filter: /.*/ }, (args) => {
           if (args.kind === 'entry-point') return undefined;
           if (args.path.startsWith('.')) return { path: args.path, external: true };
-          if (args.path.startsWith('node:') || isRequirable(args.path, args.resolveDir)) return { path: args.path, external: true };
+          if (args.path.startsWith('node:') || isRequirable(args.path, args.resolveDir))
+            return { path: args.path, external: true };
           inlined.add(packageNameOf(args.path));
           return undefined;
         });
@@ -65,7 +70,9 @@ for (const declaration of filesUnder(esm).filter((file) => file.endsWith('.d.ts'
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, asCommonJsDeclaration(readFileSync(declaration, 'utf8'), dirname(declaration)));
 }
-console.log(`built dist/esm and dist/cjs from ${sources.length} modules${inlined.size ? `; inlined in CommonJS: ${[...inlined].join(', ')}` : ''}`);
+console.log(
+  `built dist/esm and dist/cjs from ${sources.length} modules${inlined.size ? `; inlined in CommonJS: ${[...inlined].join(', ')}` : ''}`,
+);
 
 /**
  * A declaration file as CommonJS code sees it: an import of an ES-module-only package (Middy)
@@ -73,10 +80,15 @@ console.log(`built dist/esm and dist/cjs from ${sources.length} modules${inlined
  */
 function asCommonJsDeclaration(text, fromDir) {
   const esmOnly = (specifier) =>
-    !specifier.startsWith('.') && !specifier.startsWith('node:') && installedManifest(packageNameOf(specifier), fromDir) !== undefined && !isRequirable(specifier, fromDir);
+    !specifier.startsWith('.') &&
+    !specifier.startsWith('node:') &&
+    installedManifest(packageNameOf(specifier), fromDir) !== undefined &&
+    !isRequirable(specifier, fromDir);
   return text
     .replace(/^(import|export)(?: type)? (.+?) from (['"])([^'"]+)\3;$/gm, (line, keyword, clause, quote, specifier) =>
-      esmOnly(specifier) ? `${keyword} type ${clause.replace(/\btype /g, '')} from ${quote}${specifier}${quote} with { 'resolution-mode': 'import' };` : line,
+      esmOnly(specifier)
+        ? `${keyword} type ${clause.replace(/\btype /g, '')} from ${quote}${specifier}${quote} with { 'resolution-mode': 'import' };`
+        : line,
     )
     .replace(/import\((['"])([^'"]+)\1\)/g, (call, quote, specifier) =>
       esmOnly(specifier) ? `import(${quote}${specifier}${quote}, { with: { 'resolution-mode': 'import' } })` : call,

@@ -31,26 +31,50 @@ const results = [];
 const services = await startServices();
 try {
   const tarball = await step('pack', 'npm pack (runs prepare: the build)', () => pack());
-  await step('package', `publint ${PUBLINT.split('@')[1]}`, () => run('npx', ['--yes', PUBLINT, '--strict', tarball], { cwd: work }));
+  await step('package', `publint ${PUBLINT.split('@')[1]}`, () =>
+    run('npx', ['--yes', PUBLINT, '--strict', tarball], { cwd: work }),
+  );
   await step('package', `attw ${ATTW.split('@')[2]}`, () => run('npx', ['--yes', ATTW, tarball], { cwd: work }));
   const ranges = Object.entries(manifest.peerDependencies);
   for (const [label, peers] of [
-    ['newest', Object.fromEntries(await Promise.all(ranges.map(async ([name, range]) => [name, await newestOf(name, range)])))],
+    [
+      'newest',
+      Object.fromEntries(await Promise.all(ranges.map(async ([name, range]) => [name, await newestOf(name, range)]))),
+    ],
     ['lowest', Object.fromEntries(ranges.map(([name, range]) => [name, lowestOf(range)]))],
   ]) {
     const project = join(work, label);
     await step(label, 'install the tarball and its peers', () => install(project, tarball, peers));
     const env = { ...process.env, ...services.env };
-    await step(label, 'ESM import of every entry + round trips', () => run('node', ['runtime.mjs'], { cwd: project, env }));
-    await step(label, 'CommonJS require of every entry + round trips', () => run('node', ['runtime.cjs'], { cwd: project, env }));
-    await step(label, "Jest's default config (CommonJS)", () => run('npx', ['jest', '--ci', 'jest/'], { cwd: project, env }));
-    await step(label, "TypeScript node16 (.mts, .cts), idemkit's declarations checked", () => typecheckOwnDeclarations(project));
-    await step(label, 'TypeScript node16 (.mts, .cts), idemkit/cdk', () => run('npx', ['tsc', '-p', 'types/tsconfig.node16-cdk.json'], { cwd: project }));
-    await step(label, 'TypeScript bundler', () => run('npx', ['tsc', '-p', 'types/tsconfig.bundler.json'], { cwd: project }));
-    await step(label, 'CDK app over an imported journal (esbuild bundles)', () => run('node', ['cdk/app.mjs'], { cwd: project, env }));
+    await step(label, 'ESM import of every entry + round trips', () =>
+      run('node', ['runtime.mjs'], { cwd: project, env }),
+    );
+    await step(label, 'CommonJS require of every entry + round trips', () =>
+      run('node', ['runtime.cjs'], { cwd: project, env }),
+    );
+    await step(label, "Jest's default config (CommonJS)", () =>
+      run('npx', ['jest', '--ci', 'jest/'], { cwd: project, env }),
+    );
+    await step(label, "TypeScript node16 (.mts, .cts), idemkit's declarations checked", () =>
+      typecheckOwnDeclarations(project),
+    );
+    await step(label, 'TypeScript node16 (.mts, .cts), idemkit/cdk', () =>
+      run('npx', ['tsc', '-p', 'types/tsconfig.node16-cdk.json'], { cwd: project }),
+    );
+    await step(label, 'TypeScript bundler', () =>
+      run('npx', ['tsc', '-p', 'types/tsconfig.bundler.json'], { cwd: project }),
+    );
+    await step(label, 'CDK app over an imported journal (esbuild bundles)', () =>
+      run('node', ['cdk/app.mjs'], { cwd: project, env }),
+    );
     await step(label, 'idemkit/client bundled for browsers', () => browserBundle(project));
     await step(label, 'idemkit CLI bin', () =>
-      run('npx', ['idemkit', '--table', 'no-such-table', '--endpoint', services.env.CHECK_DYNAMODB_ENDPOINT, 'stuck'], { cwd: project, env, expectCode: 1, expectOutput: /Table no-such-table does not exist/ }),
+      run('npx', ['idemkit', '--table', 'no-such-table', '--endpoint', services.env.CHECK_DYNAMODB_ENDPOINT, 'stuck'], {
+        cwd: project,
+        env,
+        expectCode: 1,
+        expectOutput: /Table no-such-table does not exist/,
+      }),
     );
   }
 } finally {
@@ -59,9 +83,13 @@ try {
 }
 
 const failed = results.filter((result) => !result.ok);
-console.log(`\nconsumer check: ${results.length - failed.length}/${results.length} held${keep ? ` (kept ${work})` : ''}`);
+console.log(
+  `\nconsumer check: ${results.length - failed.length}/${results.length} held${keep ? ` (kept ${work})` : ''}`,
+);
 for (const result of results) {
-  console.log(`${result.ok ? 'ok  ' : 'FAIL'} ${result.group.padEnd(7)} ${result.name} (${(result.ms / 1000).toFixed(1)} s)${result.detail ? `: ${result.detail}` : ''}`);
+  console.log(
+    `${result.ok ? 'ok  ' : 'FAIL'} ${result.group.padEnd(7)} ${result.name} (${(result.ms / 1000).toFixed(1)} s)${result.detail ? `: ${result.detail}` : ''}`,
+  );
 }
 process.exit(failed.length === 0 ? 0 : 1);
 
@@ -69,7 +97,13 @@ async function step(group, name, action) {
   const started = Date.now();
   try {
     const value = await action();
-    results.push({ group, name, ok: true, ms: Date.now() - started, detail: typeof value === 'string' && value.length < 400 ? value : undefined });
+    results.push({
+      group,
+      name,
+      ok: true,
+      ms: Date.now() - started,
+      detail: typeof value === 'string' && value.length < 400 ? value : undefined,
+    });
     return value;
   } catch (error) {
     results.push({ group, name, ok: false, ms: Date.now() - started });
@@ -118,10 +152,20 @@ async function install(project, tarball, peers) {
   ]) {
     for (const copy of copies) cpSync(join(types, from), join(types, copy));
   }
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'idemkit-consumer', private: true, version: '0.0.0' }, null, 2)}\n`);
-  const specs = [tarball, ...Object.entries(peers).map(([name, version]) => `${name}@${version}`), ...Object.entries(TOOLS).map(([name, version]) => `${name}@${version}`)];
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'idemkit-consumer', private: true, version: '0.0.0' }, null, 2)}\n`,
+  );
+  const specs = [
+    tarball,
+    ...Object.entries(peers).map(([name, version]) => `${name}@${version}`),
+    ...Object.entries(TOOLS).map(([name, version]) => `${name}@${version}`),
+  ];
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { cwd: project });
-  const installed = Object.keys(peers).map((name) => `${name}@${JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')).version}`);
+  const installed = Object.keys(peers).map(
+    (name) =>
+      `${name}@${JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')).version}`,
+  );
   return installed.join(' ');
 }
 
@@ -134,14 +178,27 @@ async function typecheckOwnDeclarations(project) {
   const errors = out.split('\n').filter((line) => line.includes(': error TS'));
   const ours = errors.filter((line) => !/^node_modules\/(?!idemkit\/)/.test(line));
   if (ours.length > 0) throw new Error(ours.join('\n'));
-  return errors.length > 0 ? `ignored in other packages' declarations: ${errors.map((line) => line.split('(')[0]).join(', ')}` : '';
+  return errors.length > 0
+    ? `ignored in other packages' declarations: ${errors.map((line) => line.split('(')[0]).join(', ')}`
+    : '';
 }
 
 async function browserBundle(project) {
   const entry = join(project, 'browser-entry.mjs');
-  writeFileSync(entry, "import { idempotentFetch, newIdempotencyKey, retry } from 'idemkit/client';\nglobalThis.idemkit = { idempotentFetch, newIdempotencyKey, retry };\n");
+  writeFileSync(
+    entry,
+    "import { idempotentFetch, newIdempotencyKey, retry } from 'idemkit/client';\nglobalThis.idemkit = { idempotentFetch, newIdempotencyKey, retry };\n",
+  );
   const { build } = await import(join(project, 'node_modules/esbuild/lib/main.js'));
-  const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
   const inputs = Object.keys(result.metafile.inputs);
   const offending = inputs.filter((input) => /@aws-sdk|@smithy|@aws-lambda-powertools|^node:/.test(input));
   if (offending.length > 0) throw new Error(`idemkit/client pulls in ${offending.join(', ')}`);
@@ -157,7 +214,9 @@ async function startServices() {
     request.on('end', () => {
       const entries = JSON.parse(body || '{}').Entries ?? [];
       response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ FailedEntryCount: 0, Entries: entries.map((_, index) => ({ EventId: `event-${index}` })) }));
+      response.end(
+        JSON.stringify({ FailedEntryCount: 0, Entries: entries.map((_, index) => ({ EventId: `event-${index}` })) }),
+      );
     });
   });
   await new Promise((done) => eventBridge.listen(0, '127.0.0.1', done));
@@ -191,8 +250,12 @@ function run(command, args, { cwd, env = process.env, expectCode = 0, expectOutp
     child.on('close', (code) => {
       const matched = expectOutput ? expectOutput.test(output) : true;
       if ((expectCode === null || code === expectCode) && matched) resolveRun(output);
-      else reject(new Error(`${command} ${args.join(' ')} exited ${code}${matched ? '' : ` without ${expectOutput}`}\n${output.slice(-6000)}`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} exited ${code}${matched ? '' : ` without ${expectOutput}`}\n${output.slice(-6000)}`,
+          ),
+        );
     });
   });
 }
-

@@ -35,7 +35,11 @@ export class DemoContext {
       rail: this.rail,
       guardOptions: { leaseMs: DEMO_LEASE_MS, logger: this.capture.logger, metrics: this.capture.metrics },
     });
-    return (event: APIGatewayProxyEventV2) => handler(event, localLambdaContext({ functionName: 'create-payment' })) as Promise<APIGatewayProxyStructuredResultV2>;
+    return (event: APIGatewayProxyEventV2) =>
+      handler(
+        event,
+        localLambdaContext({ functionName: 'create-payment' }),
+      ) as Promise<APIGatewayProxyStructuredResultV2>;
   }
 
   /** The order-events consumer, as its Lambda would run it. */
@@ -50,8 +54,17 @@ export class DemoContext {
 
   /** The outbox dispatcher feeding the order-events queue. */
   dispatcher() {
-    const client = new SQSClient({ endpoint: this.stack.sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    return outboxDispatcher({ queueUrl: this.stack.orderEvents.url, client, journalClient: this.stack.client, logger: this.capture.logger });
+    const client = new SQSClient({
+      endpoint: this.stack.sqs.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    return outboxDispatcher({
+      queueUrl: this.stack.orderEvents.url,
+      client,
+      journalClient: this.stack.client,
+      logger: this.capture.logger,
+    });
   }
 
   /** A `POST /payments` event with an idempotency key and a JSON body. */
@@ -72,7 +85,10 @@ export class DemoContext {
     const id = /"paymentId":"([^"]+)"/.exec(body)?.[1];
     const problem = /"type":"[^"]*:([a-z-]+)"/.exec(body)?.[1];
     const what = id ? `payment ${id}` : problem ? `problem ${problem}` : body.slice(0, 60);
-    this.narrator.event(actor, `← ${response.statusCode}${replayed}  ${what}   [idempotency_status=${line?.status ?? '-'}${line?.attempt ? `, attempt ${line.attempt}` : ''}]`);
+    this.narrator.event(
+      actor,
+      `← ${response.statusCode}${replayed}  ${what}   [idempotency_status=${line?.status ?? '-'}${line?.attempt ? `, attempt ${line.attempt}` : ''}]`,
+    );
   }
 
   /** Charges the fake rail has made for any key so far. */

@@ -47,7 +47,12 @@ async function main(): Promise<number> {
       ).replace(/^/gm, '  '),
     );
     narrator.line();
-    narrator.line(table(['scenario', 'held'], narrator.verdicts.map((v) => [v.title, v.ok ? 'yes' : 'NO'])).replace(/^/gm, '  '));
+    narrator.line(
+      table(
+        ['scenario', 'held'],
+        narrator.verdicts.map((v) => [v.title, v.ok ? 'yes' : 'NO']),
+      ).replace(/^/gm, '  '),
+    );
     return narrator.verdicts.every((v) => v.ok) ? 0 : 1;
   } finally {
     await stack.stop();

@@ -25,7 +25,11 @@ type Middy = (event: APIGatewayProxyEventV2, context: ReturnType<typeof localLam
 
 /** Runs a handler the way Lambda would, with a fresh context per invocation. */
 function asRoute(routeKey: string, functionName: string, handler: Middy): Route {
-  return { routeKey, handler: (event) => handler(event, localLambdaContext({ functionName })) as Promise<APIGatewayProxyStructuredResultV2> };
+  return {
+    routeKey,
+    handler: (event) =>
+      handler(event, localLambdaContext({ functionName })) as Promise<APIGatewayProxyStructuredResultV2>,
+  };
 }
 
 async function main(shutdown: Shutdown, log: (line: string) => void): Promise<void> {
@@ -38,17 +42,47 @@ async function main(shutdown: Shutdown, log: (line: string) => void): Promise<vo
   await seedStock(stack, 'sku-red-mug', 100);
   const journal = new DynamoDBJournal({ tableName: stack.tables.journal, client: stack.client });
   const routes: Route[] = [
-    asRoute('POST /payments', 'create-payment', createPaymentHandler({ journal, paymentsTable: stack.tables.payments }) as Middy),
-    asRoute('GET /payments/{id}', 'get-payment', getPaymentHandler({ docClient: stack.doc, paymentsTable: stack.tables.payments }) as Middy),
-    asRoute('POST /payments/{id}/refunds', 'create-refund', createRefundHandler({ journal, docClient: stack.doc, paymentsTable: stack.tables.payments }) as Middy),
+    asRoute(
+      'POST /payments',
+      'create-payment',
+      createPaymentHandler({ journal, paymentsTable: stack.tables.payments }) as Middy,
+    ),
+    asRoute(
+      'GET /payments/{id}',
+      'get-payment',
+      getPaymentHandler({ docClient: stack.doc, paymentsTable: stack.tables.payments }) as Middy,
+    ),
+    asRoute(
+      'POST /payments/{id}/refunds',
+      'create-refund',
+      createRefundHandler({ journal, docClient: stack.doc, paymentsTable: stack.tables.payments }) as Middy,
+    ),
   ];
   const served = await shutdown.start('the API server', serveRoutes(routes, port, log));
 
-  const sqsClient = new SQSClient({ endpoint: stack.sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const quiet = { info: () => undefined, error: (message: string, fields?: unknown) => log(`${message} ${JSON.stringify(fields)}`) } as never;
-  const dispatch = outboxDispatcher({ queueUrl: stack.orderEvents.url, client: sqsClient, journalClient: stack.client, logger: quiet });
-  const consumer = createOrderEventsConsumer({ journal, stockTable: stack.tables.stock, guardOptions: { logger: quiet } });
-  const mapping = new EventSourceMapping(stack.sqsClient, stack.orderEvents, (event) => consumer(event, localLambdaContext({ functionName: 'order-events' })));
+  const sqsClient = new SQSClient({
+    endpoint: stack.sqs.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const quiet = {
+    info: () => undefined,
+    error: (message: string, fields?: unknown) => log(`${message} ${JSON.stringify(fields)}`),
+  } as never;
+  const dispatch = outboxDispatcher({
+    queueUrl: stack.orderEvents.url,
+    client: sqsClient,
+    journalClient: stack.client,
+    logger: quiet,
+  });
+  const consumer = createOrderEventsConsumer({
+    journal,
+    stockTable: stack.tables.stock,
+    guardOptions: { logger: quiet },
+  });
+  const mapping = new EventSourceMapping(stack.sqsClient, stack.orderEvents, (event) =>
+    consumer(event, localLambdaContext({ functionName: 'order-events' })),
+  );
   let relaying: Promise<void> | undefined;
   const relayOnce = async () => {
     try {
@@ -56,7 +90,8 @@ async function main(shutdown: Shutdown, log: (line: string) => void): Promise<vo
       const events = event.Records.filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith('outbox#')).length;
       if (events > 0) log(`outbox: ${events} event(s) sent to the order-events queue`);
       const delivery = await mapping.deliverOnce({ waitSeconds: 0 });
-      if (delivery.received > 0) log(`order-events consumer: ${delivery.received} message(s), ${delivery.failed.length} reported for retry`);
+      if (delivery.received > 0)
+        log(`order-events consumer: ${delivery.received} message(s), ${delivery.failed.length} reported for retry`);
     } catch (error) {
       log(`relay: ${(error as Error).message}`);
     }
@@ -85,6 +120,7 @@ main(shutdown, log).catch((error: unknown) => {
 /** A start-up error in words a user can act on. */
 function startupProblem(error: unknown): string {
   const code = (error as { code?: string }).code;
-  if (code === 'EADDRINUSE') return `port ${process.env.PORT ?? 3000} on 127.0.0.1 is already in use (another npm start?); set PORT to use another`;
+  if (code === 'EADDRINUSE')
+    return `port ${process.env.PORT ?? 3000} on 127.0.0.1 is already in use (another npm start?); set PORT to use another`;
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -23,7 +23,11 @@ export interface ServedRoutes {
  * request whose event Lambda would refuse (over its 6 MB payload limit) is answered 413, as
  * API Gateway answers it, without invoking the handler.
  */
-export async function serveRoutes(routes: readonly Route[], port: number, onRequest: (line: string) => void): Promise<ServedRoutes> {
+export async function serveRoutes(
+  routes: readonly Route[],
+  port: number,
+  onRequest: (line: string) => void,
+): Promise<ServedRoutes> {
   const server = createServer((req, res) => {
     handle(routes, req, res, onRequest).catch((error) => {
       onRequest(`500 ${req.method} ${req.url}: ${(error as Error).message}`);
@@ -44,7 +48,12 @@ export async function serveRoutes(routes: readonly Route[], port: number, onRequ
   return { server, url: `http://127.0.0.1:${actual}`, stop };
 }
 
-async function handle(routes: readonly Route[], req: IncomingMessage, res: ServerResponse, onRequest: (line: string) => void): Promise<void> {
+async function handle(
+  routes: readonly Route[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  onRequest: (line: string) => void,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const method = req.method ?? 'GET';
   const match = matchRoute(routes, method, url.pathname);
@@ -58,7 +67,9 @@ async function handle(routes: readonly Route[], req: IncomingMessage, res: Serve
     tooLarge(res, method, url.pathname, onRequest);
     return;
   }
-  const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
+  );
   const event = toApiGatewayV2Event({
     method,
     path: url.pathname,
@@ -73,7 +84,9 @@ async function handle(routes: readonly Route[], req: IncomingMessage, res: Serve
     return;
   }
   const result = await match.route.handler(event);
-  const responseHeaders: Record<string, string | string[]> = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]));
+  const responseHeaders: Record<string, string | string[]> = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+  );
   if (result.cookies?.length) responseHeaders['set-cookie'] = result.cookies;
   const status = result.statusCode ?? 200;
   res.writeHead(status, responseHeaders);
@@ -83,7 +96,9 @@ async function handle(routes: readonly Route[], req: IncomingMessage, res: Serve
 }
 
 function tooLarge(res: ServerResponse, method: string, path: string, onRequest: (line: string) => void): void {
-  res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Entity Too Large' }));
+  res
+    .writeHead(413, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ message: 'Request Entity Too Large' }));
   onRequest(`413 ${method} ${path} (request over Lambda's payload limit)`);
 }
 

@@ -29,7 +29,8 @@ export function toApiGatewayV2Event(request: LocalHttpRequest): APIGatewayProxyE
   );
   const query = new URLSearchParams(request.rawQueryString ?? '');
   const queryStringParameters: Record<string, string> = {};
-  for (const [name, value] of query) queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
+  for (const [name, value] of query)
+    queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
   const now = new Date();
   return {
     version: '2.0',
@@ -44,7 +45,13 @@ export function toApiGatewayV2Event(request: LocalHttpRequest): APIGatewayProxyE
       apiId: 'local',
       domainName: headers.host ?? '127.0.0.1',
       domainPrefix: 'local',
-      http: { method: request.method, path: request.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: request.method,
+        path: request.path,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey: request.routeKey,
       stage: '$default',

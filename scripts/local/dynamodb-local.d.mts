@@ -5,5 +5,10 @@ export interface DynamoDBLocal {
   readonly pid: number;
   stop(): Promise<void>;
 }
-export function startDynamoDBLocal(options?: { port?: number; startTimeoutMs?: number; onProgress?: (elapsedMs: number) => void; signal?: AbortSignal }): Promise<DynamoDBLocal>;
+export function startDynamoDBLocal(options?: {
+  port?: number;
+  startTimeoutMs?: number;
+  onProgress?: (elapsedMs: number) => void;
+  signal?: AbortSignal;
+}): Promise<DynamoDBLocal>;
 export function stopProcess(pid: number, child?: import('node:child_process').ChildProcess): Promise<void>;

@@ -53,7 +53,10 @@ export async function startDynamoDBLocal(options = {}) {
   const started = Date.now();
   await new Promise((resolve, reject) => {
     const progress = options.onProgress ? setInterval(() => options.onProgress(Date.now() - started), 1000) : undefined;
-    const timer = setTimeout(() => finish(new Error(`DynamoDB Local did not start in ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`DynamoDB Local did not start in ${startTimeoutMs} ms:\n${output}`)),
+      startTimeoutMs,
+    );
     const onAbort = () => finish(new Error('DynamoDB Local start-up was aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     function finish(error) {
@@ -96,7 +99,8 @@ export async function startDynamoDBLocal(options = {}) {
  * @param {import('node:child_process').ChildProcess} [child]
  */
 export async function stopProcess(pid, child) {
-  const exited = child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve();
+  const exited =
+    child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve();
   try {
     process.kill(pid, 'SIGTERM');
   } catch {

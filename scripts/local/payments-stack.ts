@@ -46,11 +46,16 @@ const REGION = 'us-east-1';
  * tables from the same schema constants the CDK stack uses, plus the order-events queue.
  */
 export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions = {}): Promise<LocalPaymentsStack> {
-  const started = await Promise.allSettled([startDynamoDBLocal({ onProgress: options.onProgress, signal: options.signal }), startSqsLocal()]);
+  const started = await Promise.allSettled([
+    startDynamoDBLocal({ onProgress: options.onProgress, signal: options.signal }),
+    startSqsLocal(),
+  ]);
   const [dynamodbStart, sqsStart] = started;
   if (dynamodbStart.status === 'rejected' || sqsStart.status === 'rejected') {
     // One may have started while the other failed: stop it before reporting the failure.
-    await Promise.allSettled(started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.stop() : undefined)));
+    await Promise.allSettled(
+      started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.stop() : undefined)),
+    );
     throw dynamodbStart.status === 'rejected' ? dynamodbStart.reason : (sqsStart as PromiseRejectedResult).reason;
   }
   const dynamodb = dynamodbStart.value;
@@ -60,11 +65,22 @@ export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     const tables = { journal: 'payments-journal', payments: 'payments', stock: 'stock' };
     await createStringKeyTable(client, tables.journal, PARTITION_KEY, { stream: true });
-    await client.send(new UpdateTimeToLiveCommand({ TableName: tables.journal, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tables.journal,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
     await createStringKeyTable(client, tables.payments, ExampleTableKey.payments);
     await createStringKeyTable(client, tables.stock, ExampleTableKey.stock);
-    const orderEvents = await createQueue(sqsClient, { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2 });
-    const streams = new DynamoDBStreamsClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
+    const orderEvents = await createQueue(sqsClient, {
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
+    });
+    const streams = new DynamoDBStreamsClient({
+      endpoint: dynamodb.endpoint,
+      region: REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
     return {
       dynamodb,
       sqs,
@@ -86,5 +102,10 @@ export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions
 
 /** Puts `available` units of `sku` in the stock table. */
 export async function seedStock(stack: LocalPaymentsStack, sku: string, available: number): Promise<void> {
-  await stack.client.send(new PutItemCommand({ TableName: stack.tables.stock, Item: { [ExampleTableKey.stock]: { S: sku }, available: { N: String(available) } } }));
+  await stack.client.send(
+    new PutItemCommand({
+      TableName: stack.tables.stock,
+      Item: { [ExampleTableKey.stock]: { S: sku }, available: { N: String(available) } },
+    }),
+  );
 }

@@ -28,7 +28,10 @@ export interface LocalQueue {
 }
 
 /** Creates a standard or FIFO queue with a unique name. */
-export async function createQueue(client: SQSClient, options: { fifo?: boolean; visibilityTimeoutSeconds?: number } = {}): Promise<LocalQueue> {
+export async function createQueue(
+  client: SQSClient,
+  options: { fifo?: boolean; visibilityTimeoutSeconds?: number } = {},
+): Promise<LocalQueue> {
   const name = `q-${randomUUID().slice(0, 8)}${options.fifo ? '.fifo' : ''}`;
   const attributes: Record<string, string> = { VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30) };
   if (options.fifo) attributes.FifoQueue = 'true';
@@ -44,15 +47,27 @@ export async function sendMessage(
   body: string,
   options: { attributes?: Record<string, string>; groupId?: string; deduplicationId?: string } = {},
 ): Promise<string> {
-  const attributes = Object.fromEntries(Object.entries(options.attributes ?? {}).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]));
+  const attributes = Object.fromEntries(
+    Object.entries(options.attributes ?? {}).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+  );
   const out = await client.send(
-    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: attributes, MessageGroupId: options.groupId, MessageDeduplicationId: options.deduplicationId }),
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: body,
+      MessageAttributes: attributes,
+      MessageGroupId: options.groupId,
+      MessageDeduplicationId: options.deduplicationId,
+    }),
   );
   return out.MessageId!;
 }
 
 /** Receives up to `max` messages with every system and message attribute. */
-export async function receiveMessages(client: SQSClient, queueUrl: string, options: { max?: number; waitSeconds?: number } = {}): Promise<Message[]> {
+export async function receiveMessages(
+  client: SQSClient,
+  queueUrl: string,
+  options: { max?: number; waitSeconds?: number } = {},
+): Promise<Message[]> {
   const out = await client.send(
     new ReceiveMessageCommand({
       QueueUrl: queueUrl,
@@ -66,11 +81,18 @@ export async function receiveMessages(client: SQSClient, queueUrl: string, optio
 }
 
 /** Receives until `count` messages are in hand (or `timeoutMs` passes). */
-export async function receiveExactly(client: SQSClient, queueUrl: string, count: number, timeoutMs = 10_000): Promise<Message[]> {
+export async function receiveExactly(
+  client: SQSClient,
+  queueUrl: string,
+  count: number,
+  timeoutMs = 10_000,
+): Promise<Message[]> {
   const messages: Message[] = [];
   const deadline = Date.now() + timeoutMs;
   while (messages.length < count && Date.now() < deadline) {
-    messages.push(...(await receiveMessages(client, queueUrl, { max: Math.min(10, count - messages.length), waitSeconds: 1 })));
+    messages.push(
+      ...(await receiveMessages(client, queueUrl, { max: Math.min(10, count - messages.length), waitSeconds: 1 })),
+    );
   }
   return messages;
 }
@@ -78,7 +100,9 @@ export async function receiveExactly(client: SQSClient, queueUrl: string, count:
 /** Deletes messages by receipt handle. */
 export async function deleteMessages(client: SQSClient, queueUrl: string, messages: readonly Message[]): Promise<void> {
   for (let i = 0; i < messages.length; i += 10) {
-    const entries = messages.slice(i, i + 10).map((message, j) => ({ Id: String(j), ReceiptHandle: message.ReceiptHandle! }));
+    const entries = messages
+      .slice(i, i + 10)
+      .map((message, j) => ({ Id: String(j), ReceiptHandle: message.ReceiptHandle! }));
     await client.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
   }
 }
@@ -99,7 +123,9 @@ export function toSqsRecord(message: Message, queue: LocalQueue): SQSRecord {
       ...(attributes.MessageDeduplicationId ? { MessageDeduplicationId: attributes.MessageDeduplicationId } : {}),
       ...(attributes.SequenceNumber ? { SequenceNumber: attributes.SequenceNumber } : {}),
     },
-    messageAttributes: Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, toLambdaAttribute(value)])),
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, toLambdaAttribute(value)]),
+    ),
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queue.arn,
@@ -118,13 +144,21 @@ function toLambdaAttribute(value: MessageAttributeValue): SQSRecord['messageAttr
 }
 
 /** A hand-made record, for batches the emulator cannot produce in one receive (several messages of one FIFO group). */
-export function sqsRecord(body: string, options: { messageId?: string; groupId?: string; attributes?: Record<string, string> } = {}): SQSRecord {
+export function sqsRecord(
+  body: string,
+  options: { messageId?: string; groupId?: string; attributes?: Record<string, string> } = {},
+): SQSRecord {
   const message: Message = {
     MessageId: options.messageId ?? randomUUID(),
     ReceiptHandle: randomUUID(),
     Body: body,
     Attributes: options.groupId ? { MessageGroupId: options.groupId } : {},
-    MessageAttributes: Object.fromEntries(Object.entries(options.attributes ?? {}).map(([name, value]) => [name, { DataType: 'String', StringValue: value }])),
+    MessageAttributes: Object.fromEntries(
+      Object.entries(options.attributes ?? {}).map(([name, value]) => [
+        name,
+        { DataType: 'String', StringValue: value },
+      ]),
+    ),
   };
   return toSqsRecord(message, { url: 'http://127.0.0.1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' });
 }
@@ -154,7 +188,10 @@ export class EventSourceMapping {
 
   /** One receive-invoke-delete cycle. `crashAfterInvoke` ends the "container" before it deletes. */
   async deliverOnce(options: { crashAfterInvoke?: boolean; waitSeconds?: number } = {}): Promise<Delivery> {
-    const messages = await receiveMessages(this.client, this.queue.url, { max: this.batchSize, waitSeconds: options.waitSeconds ?? 1 });
+    const messages = await receiveMessages(this.client, this.queue.url, {
+      max: this.batchSize,
+      waitSeconds: options.waitSeconds ?? 1,
+    });
     if (messages.length === 0) return { received: 0, failed: [], deleted: 0 };
     const event: SQSEvent = { Records: messages.map((message) => toSqsRecord(message, this.queue)) };
     const response = await this.handler(event);
@@ -181,7 +218,13 @@ export class EventSourceMapping {
 /** Messages waiting in a queue, visible or in flight. */
 export async function queueDepth(client: SQSClient, queueUrl: string): Promise<number> {
   const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
-  return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
 }

@@ -67,7 +67,8 @@ export class StreamPoller {
     const described = await this.options.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of described.StreamDescription?.Shards ?? []) {
       const records = await this.readShard(streamArn, shard);
-      if (records.length > 0) return { Records: records.map((record) => this.toLambdaRecord(record, streamArn, shard.ShardId!)) };
+      if (records.length > 0)
+        return { Records: records.map((record) => this.toLambdaRecord(record, streamArn, shard.ShardId!)) };
     }
     return { Records: [] };
   }
@@ -89,7 +90,9 @@ export class StreamPoller {
    * Reads one event, invokes `handler` with it and acknowledges the answer; a thrown handler
    * acknowledges nothing (the next delivery starts from the same records) and rethrows.
    */
-  async deliver(handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>): Promise<{ event: DynamoDBStreamEvent; response?: DynamoDBBatchResponse }> {
+  async deliver(
+    handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>,
+  ): Promise<{ event: DynamoDBStreamEvent; response?: DynamoDBBatchResponse }> {
     const event = await this.read();
     if (event.Records.length === 0) return { event };
     const response = (await handler(event)) ?? undefined;
@@ -113,13 +116,17 @@ export class StreamPoller {
       new GetShardIteratorCommand({
         StreamArn: streamArn,
         ShardId: shardId,
-        ...(checkpoint ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: checkpoint } : { ShardIteratorType: 'TRIM_HORIZON' }),
+        ...(checkpoint
+          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: checkpoint }
+          : { ShardIteratorType: 'TRIM_HORIZON' }),
       }),
     );
     let iterator = start.ShardIterator;
     // A page can come back empty while later records exist; a few pages settle it.
     for (let page = 0; iterator && page < EMPTY_PAGES_BEFORE_GIVING_UP; page++) {
-      const out = await this.options.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: this.batchSize }));
+      const out = await this.options.streams.send(
+        new GetRecordsCommand({ ShardIterator: iterator, Limit: this.batchSize }),
+      );
       const records = out.Records ?? [];
       if (records.length > 0) return records;
       iterator = out.NextShardIterator;
@@ -138,7 +145,9 @@ export class StreamPoller {
       awsRegion: this.region,
       eventSourceARN: streamArn,
       dynamodb: {
-        ApproximateCreationDateTime: stream.ApproximateCreationDateTime ? Math.floor(stream.ApproximateCreationDateTime.getTime() / 1000) : undefined,
+        ApproximateCreationDateTime: stream.ApproximateCreationDateTime
+          ? Math.floor(stream.ApproximateCreationDateTime.getTime() / 1000)
+          : undefined,
         Keys: toLambdaImage(stream.Keys),
         NewImage: toLambdaImage(stream.NewImage),
         OldImage: toLambdaImage(stream.OldImage),
@@ -153,7 +162,9 @@ export class StreamPoller {
 /** The SDK hands binary values over as bytes; Lambda events carry them base64-encoded. */
 function toLambdaImage(image: Record<string, AttributeValue> | undefined): LambdaAttribute {
   if (!image) return undefined;
-  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, toLambdaValue(value)])) as LambdaAttribute;
+  return Object.fromEntries(
+    Object.entries(image).map(([name, value]) => [name, toLambdaValue(value)]),
+  ) as LambdaAttribute;
 }
 
 function toLambdaValue(value: AttributeValue): unknown {

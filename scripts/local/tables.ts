@@ -4,7 +4,12 @@ import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamod
  * Creates an on-demand table with a string partition key, as the CDK constructs define them;
  * `stream` adds the `NEW_IMAGE` stream the journal's outbox needs.
  */
-export async function createStringKeyTable(client: DynamoDBClient, tableName: string, keyName: string, options: { stream?: boolean } = {}): Promise<void> {
+export async function createStringKeyTable(
+  client: DynamoDBClient,
+  tableName: string,
+  keyName: string,
+  options: { stream?: boolean } = {},
+): Promise<void> {
   await client.send(
     new CreateTableCommand({
       TableName: tableName,

@@ -16,7 +16,15 @@ const SAFETY_SEARCH = ['-m100000', '-w25'];
  * lost race and may crash at any step, and one staged-only attempt. Searching for fair cycles costs
  * far more per state, so it runs without the operator, whose single conditional write never waits.
  */
-const LIVENESS_CONFIG = ['-DLIVENESS', '-DCRASHES', '-DWAIT', '-DMAXRACES=1', '-DNLEASED=2', '-DNSTAGED=1', '-DNOOPERATOR'];
+const LIVENESS_CONFIG = [
+  '-DLIVENESS',
+  '-DCRASHES',
+  '-DWAIT',
+  '-DMAXRACES=1',
+  '-DNLEASED=2',
+  '-DNSTAGED=1',
+  '-DNOOPERATOR',
+];
 
 /** A property of the protocol, what it means for a user, and how spin checks it. */
 export interface PropertyCheck extends SpinCheck {
@@ -27,7 +35,8 @@ export interface PropertyCheck extends SpinCheck {
 export const PROPERTIES: readonly PropertyCheck[] = [
   {
     name: 'single-effect',
-    meaning: 'an external effect runs at most once per logical operation unless a recover hook or an operator decided to rerun it; staged writes commit at most once',
+    meaning:
+      'an external effect runs at most once per logical operation unless a recover hook or an operator decided to rerun it; staged writes commit at most once',
     defines: [...SAFETY_CONFIG, '-DCHECK_EFFECT'],
     panBuild: SAFETY_BUILD,
     panArgs: SAFETY_SEARCH,
@@ -48,28 +57,32 @@ export const PROPERTIES: readonly PropertyCheck[] = [
   },
   {
     name: 'unknown-never-expires',
-    meaning: 'an UNKNOWN record, or one whose effect began and has no outcome, has no expiresAt and leaves only by its owner or an operator: no TTL, reservation or staged-only commit removes it',
+    meaning:
+      'an UNKNOWN record, or one whose effect began and has no outcome, has no expiresAt and leaves only by its owner or an operator: no TTL, reservation or staged-only commit removes it',
     defines: [...SAFETY_CONFIG, '-DCHECK_UNKNOWN'],
     panBuild: SAFETY_BUILD,
     panArgs: SAFETY_SEARCH,
   },
   {
     name: 'recover-only-after-effect',
-    meaning: 'the recover hook is asked only about a record whose effect may have happened, never about another operation',
+    meaning:
+      'the recover hook is asked only about a record whose effect may have happened, never about another operation',
     defines: [...SAFETY_CONFIG, '-DCHECK_RECOVER'],
     panBuild: SAFETY_BUILD,
     panArgs: SAFETY_SEARCH,
   },
   {
     name: 'staged-only-no-409',
-    meaning: 'a staged-only attempt answers 409 only for a record a leased attempt holds: between staged-only duplicates, one commits and the others replay it',
+    meaning:
+      'a staged-only attempt answers 409 only for a record a leased attempt holds: between staged-only duplicates, one commits and the others replay it',
     defines: [...SAFETY_CONFIG, '-DCHECK_STAGED'],
     panBuild: SAFETY_BUILD,
     panArgs: SAFETY_SEARCH,
   },
   {
     name: 'every-attempt-answers',
-    meaning: 'under weak fairness (every attempt that can take a step eventually does, and time passes), every attempt that does not crash gets an answer',
+    meaning:
+      'under weak fairness (every attempt that can take a step eventually does, and time passes), every attempt that does not crash gets an answer',
     defines: LIVENESS_CONFIG,
     panBuild: ['-DNFAIR=3'],
     panArgs: ['-a', '-f', '-N', 'answered', '-m100000'],
@@ -93,11 +106,27 @@ const mutant = (name: string, define: string, meaning: string): MutantCheck => (
 
 /** Each mutant must produce a counterexample. */
 export const MUTANTS: readonly MutantCheck[] = [
-  mutant('completion-unfenced', 'MUT_COMPLETE_UNFENCED', 'the completion without its token condition (`#status <> :completed` alone)'),
-  mutant('reservation-unconditional', 'MUT_RESERVE_UNCONDITIONAL', 'the reservation without its condition (a plain PutItem)'),
+  mutant(
+    'completion-unfenced',
+    'MUT_COMPLETE_UNFENCED',
+    'the completion without its token condition (`#status <> :completed` alone)',
+  ),
+  mutant(
+    'reservation-unconditional',
+    'MUT_RESERVE_UNCONDITIONAL',
+    'the reservation without its condition (a plain PutItem)',
+  ),
   mutant('takeover-without-token', 'MUT_TAKEOVER_NO_TOKEN', 'the takeover without `leaseToken = :old`'),
-  mutant('powertools-delete-on-reject', 'MUT_DELETE_ON_REJECT', 'Powertools TS 2.35: a duplicate rejected as in progress deletes the record it never acquired'),
-  mutant('takeover-trusts-read', 'MUT_TAKEOVER_TRUSTS_READ', 'the engine before its fix: a takeover decided on a read without effect runs the handler even when the record taken says an effect began'),
+  mutant(
+    'powertools-delete-on-reject',
+    'MUT_DELETE_ON_REJECT',
+    'Powertools TS 2.35: a duplicate rejected as in progress deletes the record it never acquired',
+  ),
+  mutant(
+    'takeover-trusts-read',
+    'MUT_TAKEOVER_TRUSTS_READ',
+    'the engine before its fix: a takeover decided on a read without effect runs the handler even when the record taken says an effect began',
+  ),
 ];
 
 /** What the protocol does not promise, shown by the counterexamples spin finds for it. */
@@ -111,7 +140,8 @@ export const LIMITS: readonly (SpinCheck & { readonly meaning: string })[] = [
   },
   {
     name: 'unknown-waits-for-operator',
-    meaning: 'without an operator (or a recover hook) an UNKNOWN record stays UNKNOWN forever, even under weak fairness',
+    meaning:
+      'without an operator (or a recover hook) an UNKNOWN record stays UNKNOWN forever, even under weak fairness',
     defines: ['-DLIVENESS', '-DNLEASED=2', '-DNSTAGED=0', '-DNOOPERATOR'],
     panBuild: ['-DNFAIR=3'],
     panArgs: ['-a', '-f', '-N', 'resolved', '-m100000'],

@@ -70,15 +70,20 @@ export async function runSpin(modelPath: string, check: SpinCheck): Promise<Spin
     await run('gcc', ['-O2', '-w', ...check.panBuild, '-o', 'pan', 'pan.c'], { cwd: dir });
     const started = process.hrtime.bigint();
     // pan exits non-zero on some errors; its report on stdout is what counts.
-    const out = await run('./pan', [...check.panArgs], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => ({
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }));
+    const out = await run('./pan', [...check.panArgs], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
+      (error: { stdout?: string; stderr?: string }) => ({
+        stdout: error.stdout ?? '',
+        stderr: error.stderr ?? '',
+      }),
+    );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const output = `${out.stdout}${out.stderr}`;
     const result = parsePanOutput(check.name, output, seconds);
     if (result.errors === 0 || !existsSync(join(dir, `${model}.trail`))) return result;
-    const replay = await run('spin', [...check.defines, '-t', '-p', '-g', model], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const replay = await run('spin', [...check.defines, '-t', '-p', '-g', model], {
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { ...result, trail: condenseTrail(replay.stdout) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -92,7 +97,9 @@ export function parsePanOutput(name: string, output: string, seconds: number): S
     return match ? Number(match[1]) : Number.NaN;
   };
   const errors = number(/errors: (\d+)/);
-  const violation = /assertion violated (.*?) \(at depth/.exec(output)?.[1] ?? (/acceptance cycle/.test(output) ? 'acceptance cycle' : undefined);
+  const violation =
+    /assertion violated (.*?) \(at depth/.exec(output)?.[1] ??
+    (/acceptance cycle/.test(output) ? 'acceptance cycle' : undefined);
   const flag = violation && /^\((\w+)&&/.exec(violation)?.[1];
   return {
     name,

@@ -15,7 +15,10 @@ import { assertToolsPresent, runSpin, type SpinCheck, type SpinResult } from './
 const modelPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../model/journal.pml');
 const jobs = Math.max(1, Number(process.env.IDEMKIT_SPIN_JOBS ?? Math.min(2, availableParallelism())));
 
-async function inParallel<T>(checks: readonly SpinCheck[], each: (check: SpinCheck, result: SpinResult) => T): Promise<T[]> {
+async function inParallel<T>(
+  checks: readonly SpinCheck[],
+  each: (check: SpinCheck, result: SpinResult) => T,
+): Promise<T[]> {
   const results: T[] = new Array(checks.length);
   let next = 0;
   const worker = async () => {
@@ -37,18 +40,24 @@ async function main(): Promise<number> {
   const held = await inParallel(PROPERTIES, (check, result) => {
     const ok = result.errors === 0 && result.complete;
     const search = result.complete ? 'exhaustive' : 'INCOMPLETE search';
-    console.log(`property ${check.name.padEnd(width)}  ${count(result.states).padStart(11)} states  errors: ${result.errors}  ${search}  ${result.seconds.toFixed(1)} s`);
+    console.log(
+      `property ${check.name.padEnd(width)}  ${count(result.states).padStart(11)} states  errors: ${result.errors}  ${search}  ${result.seconds.toFixed(1)} s`,
+    );
     if (result.errors > 0) console.log(`  ${result.violation ?? 'error'}\n${indent(result.trail ?? result.output)}`);
     return ok;
   });
   const caught = await inParallel(MUTANTS, (check, result) => {
     const ok = result.errors > 0 && result.property !== undefined;
-    const verdict = ok ? `caught by ${result.property}` : `NOT CAUGHT (errors: ${result.errors}${result.violation ? `, ${result.violation}` : ''})`;
+    const verdict = ok
+      ? `caught by ${result.property}`
+      : `NOT CAUGHT (errors: ${result.errors}${result.violation ? `, ${result.violation}` : ''})`;
     console.log(`mutant   ${check.name.padEnd(width)}  ${verdict}  (${count(result.states)} states searched)`);
     return ok;
   });
   const failed = held.filter((ok) => !ok).length + caught.filter((ok) => !ok).length;
-  console.log(`${failed === 0 ? 'model verified' : `${failed} check(s) failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `${failed === 0 ? 'model verified' : `${failed} check(s) failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   return failed === 0 ? 0 : 1;
 }
 

@@ -33,8 +33,15 @@ export function renderRetryStormChart(runs: readonly RetryStormResult[], options
   const widthPx = options.widthPx ?? 900;
   const heightPx = options.heightPx ?? 420;
   const title = options.title ?? 'Requests per 100 ms during and after a brownout';
-  const plot = { left: MARGIN.left, top: MARGIN.top, width: widthPx - MARGIN.left - MARGIN.right, height: heightPx - MARGIN.top - MARGIN.bottom };
-  const endMs = Math.ceil(Math.max(options.brownoutMs, ...runs.map((run) => run.requestsPerBucket.length * run.bucketMs)) / 1000) * 1000;
+  const plot = {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    width: widthPx - MARGIN.left - MARGIN.right,
+    height: heightPx - MARGIN.top - MARGIN.bottom,
+  };
+  const endMs =
+    Math.ceil(Math.max(options.brownoutMs, ...runs.map((run) => run.requestsPerBucket.length * run.bucketMs)) / 1000) *
+    1000;
   const yStep = niceStep(Math.max(1, ...runs.flatMap((run) => run.requestsPerBucket)));
   const yMax = Math.ceil(Math.max(1, ...runs.flatMap((run) => run.requestsPerBucket)) / yStep) * yStep;
   const x = (ms: number): number => plot.left + (ms / endMs) * plot.width;
@@ -44,7 +51,9 @@ export function renderRetryStormChart(runs: readonly RetryStormResult[], options
     `<svg xmlns="http://www.w3.org/2000/svg" width="${widthPx}" height="${heightPx}" viewBox="0 0 ${widthPx} ${heightPx}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="${widthPx}" height="${heightPx}" fill="#ffffff"/>`,
     `<text x="${widthPx / 2}" y="24" text-anchor="middle" font-size="16" font-weight="600">${escapeXml(title)}</text>`,
-    options.subtitle === undefined ? '' : `<text x="${widthPx / 2}" y="42" text-anchor="middle" fill="#555555">${escapeXml(options.subtitle)}</text>`,
+    options.subtitle === undefined
+      ? ''
+      : `<text x="${widthPx / 2}" y="42" text-anchor="middle" fill="#555555">${escapeXml(options.subtitle)}</text>`,
     `<rect x="${x(0)}" y="${plot.top}" width="${x(options.brownoutMs) - x(0)}" height="${plot.height}" fill="#eeeeee"/>`,
     `<text x="${x(options.brownoutMs) - 6}" y="${plot.top + 16}" text-anchor="end" fill="#666666">brownout: every request fails</text>`,
     ...yTicks(yMax, yStep, plot, y),
@@ -66,23 +75,32 @@ interface Plot {
 }
 
 function stepLine(run: RetryStormResult, x: (ms: number) => number, y: (count: number) => number): string {
-  const points = run.requestsPerBucket.flatMap((count, i) => [`${x(i * run.bucketMs).toFixed(1)},${y(count).toFixed(1)}`, `${x((i + 1) * run.bucketMs).toFixed(1)},${y(count).toFixed(1)}`]);
+  const points = run.requestsPerBucket.flatMap((count, i) => [
+    `${x(i * run.bucketMs).toFixed(1)},${y(count).toFixed(1)}`,
+    `${x((i + 1) * run.bucketMs).toFixed(1)},${y(count).toFixed(1)}`,
+  ]);
   return `<polyline fill="none" stroke="${COLOURS[run.strategy]}" stroke-width="1.5" stroke-linejoin="round" points="${points.join(' ')}"/>`;
 }
 
 function yTicks(yMax: number, yStep: number, plot: Plot, y: (count: number) => number): string[] {
   const ticks: string[] = [];
   for (let count = 0; count <= yMax; count += yStep) {
-    ticks.push(`<line x1="${plot.left}" x2="${plot.left + plot.width}" y1="${y(count)}" y2="${y(count)}" stroke="#dddddd"/>`);
+    ticks.push(
+      `<line x1="${plot.left}" x2="${plot.left + plot.width}" y1="${y(count)}" y2="${y(count)}" stroke="#dddddd"/>`,
+    );
     ticks.push(`<text x="${plot.left - 8}" y="${y(count) + 4}" text-anchor="end">${count}</text>`);
   }
   return ticks;
 }
 
 function xTicks(endMs: number, plot: Plot, x: (ms: number) => number): string[] {
-  const ticks = [`<line x1="${plot.left}" x2="${plot.left + plot.width}" y1="${plot.top + plot.height}" y2="${plot.top + plot.height}" stroke="#333333"/>`];
+  const ticks = [
+    `<line x1="${plot.left}" x2="${plot.left + plot.width}" y1="${plot.top + plot.height}" y2="${plot.top + plot.height}" stroke="#333333"/>`,
+  ];
   for (let ms = 0; ms <= endMs; ms += 1000) {
-    ticks.push(`<line x1="${x(ms)}" x2="${x(ms)}" y1="${plot.top + plot.height}" y2="${plot.top + plot.height + 5}" stroke="#333333"/>`);
+    ticks.push(
+      `<line x1="${x(ms)}" x2="${x(ms)}" y1="${plot.top + plot.height}" y2="${plot.top + plot.height + 5}" stroke="#333333"/>`,
+    );
     ticks.push(`<text x="${x(ms)}" y="${plot.top + plot.height + 18}" text-anchor="middle">${ms / 1000}</text>`);
   }
   return ticks;

@@ -16,10 +16,14 @@ const seed = Number(process.argv[2] ?? 42);
 const strategies: readonly RetryStormStrategy[] = ['fixed', 'jitter', 'jitter-budget'];
 
 const BASE_DELAY_MS = 500;
-const runs = strategies.map((strategy) => simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed, baseDelayMs: BASE_DELAY_MS }));
+const runs = strategies.map((strategy) =>
+  simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed, baseDelayMs: BASE_DELAY_MS }),
+);
 const fixedPeak = runs[0]!.peakAfterFirstWave;
 
-console.log(`${CLIENTS} clients, ${BROWNOUT_MS} ms brownout, seed ${seed}; peak = busiest 100 ms bucket after the first (first-attempt) bucket`);
+console.log(
+  `${CLIENTS} clients, ${BROWNOUT_MS} ms brownout, seed ${seed}; peak = busiest 100 ms bucket after the first (first-attempt) bucket`,
+);
 console.table(
   Object.fromEntries(
     runs.map((run) => [

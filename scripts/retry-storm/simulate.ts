@@ -108,8 +108,13 @@ export function simulateRetryStorm(options: RetryStormOptions): RetryStormResult
       succeeded++;
       continue;
     }
-    const decision = decideNextAttempt(policy, { attempt: next.attempt, elapsedMs: nowMs - next.startedAtMs, retryAfterMs: undefined });
-    if (decision.retry) queue.push({ atMs: nowMs + decision.delayMs, attempt: next.attempt + 1, startedAtMs: next.startedAtMs });
+    const decision = decideNextAttempt(policy, {
+      attempt: next.attempt,
+      elapsedMs: nowMs - next.startedAtMs,
+      retryAfterMs: undefined,
+    });
+    if (decision.retry)
+      queue.push({ atMs: nowMs + decision.delayMs, attempt: next.attempt + 1, startedAtMs: next.startedAtMs });
   }
 
   return summarise(options.strategy, bucketMs, clients, succeeded, nowMs, firstAttemptsPerBucket, retriesPerBucket);
@@ -117,7 +122,11 @@ export function simulateRetryStorm(options: RetryStormOptions): RetryStormResult
 
 function policyFor(options: RetryStormOptions, random: () => number, clock: () => number): RetryPolicy {
   // maxRetryAfterMs is moot: the simulated server never sends Retry-After.
-  const shared = { maxAttempts: options.maxAttempts ?? 8, deadlineMs: options.deadlineMs ?? 30_000, maxRetryAfterMs: 0 };
+  const shared = {
+    maxAttempts: options.maxAttempts ?? 8,
+    deadlineMs: options.deadlineMs ?? 30_000,
+    maxRetryAfterMs: 0,
+  };
   if (options.strategy === 'fixed') {
     const fixedDelayMs = options.fixedDelayMs ?? 1_000;
     // A base equal to the cap and a random that always returns 1 turn the backoff into a
@@ -125,7 +134,13 @@ function policyFor(options: RetryStormOptions, random: () => number, clock: () =
     return { ...shared, baseDelayMs: fixedDelayMs, maxDelayMs: fixedDelayMs, budget: undefined, random: () => 1 };
   }
   const budget = options.strategy === 'jitter-budget' ? new RetryBudget({ ...options.budget, clock }) : undefined;
-  return { ...shared, baseDelayMs: options.baseDelayMs ?? 100, maxDelayMs: options.maxDelayMs ?? 20_000, budget, random };
+  return {
+    ...shared,
+    baseDelayMs: options.baseDelayMs ?? 100,
+    maxDelayMs: options.maxDelayMs ?? 20_000,
+    budget,
+    random,
+  };
 }
 
 function summarise(
@@ -138,7 +153,10 @@ function summarise(
   retriesPerBucket: number[],
 ): RetryStormResult {
   const bucketCount = Math.max(firstAttemptsPerBucket.length, retriesPerBucket.length);
-  const requestsPerBucket = Array.from({ length: bucketCount }, (_, i) => (firstAttemptsPerBucket[i] ?? 0) + (retriesPerBucket[i] ?? 0));
+  const requestsPerBucket = Array.from(
+    { length: bucketCount },
+    (_, i) => (firstAttemptsPerBucket[i] ?? 0) + (retriesPerBucket[i] ?? 0),
+  );
   const firstAttempts = sum(firstAttemptsPerBucket);
   const retries = sum(retriesPerBucket);
   return {

@@ -4,7 +4,11 @@ import type { StuckRecord } from './operator.js';
 /** Renders rows as an aligned text table. */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (cell ?? '').padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (cell ?? '').padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -19,7 +23,9 @@ export function stuckTable(records: readonly StuckRecord[]): string {
       String(r.attempt),
       r.leaseExpiredMsAgo === undefined ? '-' : `${Math.round(r.leaseExpiredMsAgo / 1000)} s ago`,
       r.effectName ?? '-',
-      Object.entries(r.evidence).map(([k, v]) => `${k}=${v}`).join(' ') || '-',
+      Object.entries(r.evidence)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || '-',
     ]),
   );
 }
@@ -30,7 +36,9 @@ export function timeline(record: JournalRecord, nowEpochMs: number): string {
   const scope = keyScopeOf(record.pk);
   const lines = [
     `record     ${record.pk}`,
-    ...(scope?.kind === 'request' ? [`scope      tenant '${scope.tenant}', operation '${scope.operation}', key '${scope.key}'`] : []),
+    ...(scope?.kind === 'request'
+      ? [`scope      tenant '${scope.tenant}', operation '${scope.operation}', key '${scope.key}'`]
+      : []),
     ...(scope?.kind === 'message' ? [`scope      consumer '${scope.consumer}', message '${scope.messageId}'`] : []),
     `status     ${record.status}`,
     `created    ${at(record.createdAtEpochMs)}`,
@@ -38,7 +46,11 @@ export function timeline(record: JournalRecord, nowEpochMs: number): string {
     `attempts   ${record.attempt}`,
     `lease      until ${at(record.leaseUntilEpochMs)} (${record.leaseUntilEpochMs < nowEpochMs ? 'expired' : 'held'})`,
     `effect     ${record.effectStarted ? `started (${record.effectName ?? 'effect'})` : 'not started'}`,
-    `evidence   ${Object.entries(record.evidence).map(([k, v]) => `${k}=${v}`).join(', ') || '-'}`,
+    `evidence   ${
+      Object.entries(record.evidence)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ') || '-'
+    }`,
     `expires    ${record.expiresAtEpochSeconds === undefined ? 'never (needs an outcome)' : at(record.expiresAtEpochSeconds * 1000)}`,
     `fingerprint ${record.fingerprint}`,
   ];

@@ -32,7 +32,11 @@ export class Operator {
   private readonly clock: () => number;
 
   constructor(private readonly target: OperatorTarget) {
-    this.client = new DynamoDBClient({ endpoint: target.endpoint, region: target.region ?? process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 2 });
+    this.client = new DynamoDBClient({
+      endpoint: target.endpoint,
+      region: target.region ?? process.env.AWS_REGION ?? 'us-east-1',
+      maxAttempts: 2,
+    });
     this.clock = target.clock ?? Date.now;
     this.journal = new DynamoDBJournal({ tableName: target.tableName, client: this.client, clock: this.clock });
   }
@@ -42,7 +46,11 @@ export class Operator {
     try {
       const out = await this.client.send(new DescribeTableCommand({ TableName: this.target.tableName }));
       const hash = out.Table?.KeySchema?.find((k) => k.KeyType === 'HASH')?.AttributeName;
-      if (hash !== 'pk') throw new IdempotencyError('wrong-table', `Table ${this.target.tableName} has partition key '${hash}', not 'pk': is it the journal table?`);
+      if (hash !== 'pk')
+        throw new IdempotencyError(
+          'wrong-table',
+          `Table ${this.target.tableName} has partition key '${hash}', not 'pk': is it the journal table?`,
+        );
     } catch (error) {
       throw explain(error, this.target.tableName);
     }
@@ -70,9 +78,16 @@ export class Operator {
         .send(
           new ScanCommand({
             TableName: this.target.tableName,
-            FilterExpression: '(begins_with(pk, :req) OR begins_with(pk, :msg)) AND (#status = :unknown OR (#status = :inProgress AND leaseUntil < :now))',
+            FilterExpression:
+              '(begins_with(pk, :req) OR begins_with(pk, :msg)) AND (#status = :unknown OR (#status = :inProgress AND leaseUntil < :now))',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':req': RecordPrefix.request, ':msg': RecordPrefix.message, ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now },
+            ExpressionAttributeValues: {
+              ':req': RecordPrefix.request,
+              ':msg': RecordPrefix.message,
+              ':unknown': RecordStatus.unknown,
+              ':inProgress': RecordStatus.inProgress,
+              ':now': now,
+            },
             ExclusiveStartKey: startKey,
           }),
         )
@@ -95,7 +110,10 @@ export class Operator {
   }
 
   /** Resolves an `UNKNOWN` record (or an expired lease) as completed with `response`, or released. */
-  async resolve(pk: string, resolution: { outcome: 'completed'; response: unknown; ttlSeconds: number } | { outcome: 'released' }): Promise<void> {
+  async resolve(
+    pk: string,
+    resolution: { outcome: 'completed'; response: unknown; ttlSeconds: number } | { outcome: 'released' },
+  ): Promise<void> {
     await this.inspect(pk);
     await this.journal.resolve(pk, resolution);
   }
@@ -105,9 +123,13 @@ function explain(error: unknown, tableName: string): Error {
   if (error instanceof IdempotencyError && !(error instanceof JournalUnavailableError)) return error;
   const cause = error instanceof JournalUnavailableError ? error.cause : error;
   const name = (cause as { name?: string })?.name ?? '';
-  if (name === 'ResourceNotFoundException') return new IdempotencyError('unknown-table', `Table ${tableName} does not exist in this account and region`);
+  if (name === 'ResourceNotFoundException')
+    return new IdempotencyError('unknown-table', `Table ${tableName} does not exist in this account and region`);
   if (name === 'CredentialsProviderError' || /credential/i.test(String((cause as Error)?.message))) {
-    return new IdempotencyError('missing-credentials', 'No AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY');
+    return new IdempotencyError(
+      'missing-credentials',
+      'No AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY',
+    );
   }
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -13,7 +13,10 @@ export interface CliIo {
  *
  * @example await runCli(['stuck', '--table', 'journal']) // 0
  */
-export async function runCli(argv: readonly string[], io: CliIo = { out: (t) => console.log(t), err: (t) => console.error(t) }): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo = { out: (t) => console.log(t), err: (t) => console.error(t) },
+): Promise<number> {
   const program = new Command('idemkit')
     .description('Inspect and resolve idempotency records')
     .option('-t, --table <name>', 'journal table name (default: $IDEMKIT_TABLE_NAME)')
@@ -26,7 +29,11 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: (t) => 
     const opts = program.opts<{ table?: string; endpoint?: string; region?: string }>();
     const tableName = opts.table ?? process.env.IDEMKIT_TABLE_NAME;
     if (!tableName) throw new Error('No table: pass --table or set IDEMKIT_TABLE_NAME');
-    return new Operator({ tableName, endpoint: opts.endpoint ?? process.env.AWS_ENDPOINT_URL_DYNAMODB, region: opts.region });
+    return new Operator({
+      tableName,
+      endpoint: opts.endpoint ?? process.env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: opts.region,
+    });
   };
 
   program
@@ -52,7 +59,8 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: (t) => 
     .option('--released', 'delete the record so the next retry runs the handler again')
     .option('--ttl-seconds <n>', 'how long a completed outcome is replayed', '86400')
     .action(async (pk: string, options: { completed?: string; released?: boolean; ttlSeconds: string }) => {
-      if (Boolean(options.completed) === Boolean(options.released)) throw new Error('Pass exactly one of --completed <json> or --released');
+      if (Boolean(options.completed) === Boolean(options.released))
+        throw new Error('Pass exactly one of --completed <json> or --released');
       const ttlSeconds = Number(options.ttlSeconds);
       if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new Error('--ttl-seconds must be a positive integer');
       let response: unknown;
@@ -63,7 +71,10 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: (t) => 
           throw new Error('--completed must be valid JSON, e.g. \'{"statusCode":201,"body":"..."}\'');
         }
       }
-      await operator().resolve(pk, options.released ? { outcome: 'released' } : { outcome: 'completed', response, ttlSeconds });
+      await operator().resolve(
+        pk,
+        options.released ? { outcome: 'released' } : { outcome: 'completed', response, ttlSeconds },
+      );
       io.out(`Resolved ${pk} as ${options.released ? 'released' : 'completed'}.`);
     });
 
@@ -76,4 +87,3 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: (t) => 
     return 1;
   }
 }
-

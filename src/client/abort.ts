@@ -76,7 +76,10 @@ export function attemptSignal(parent: AbortSignal | undefined, timeoutMs: number
   if (parent?.aborted) onParentAbort();
   else parent?.addEventListener('abort', onParentAbort, { once: true });
   const timer = Number.isFinite(timeoutMs)
-    ? setTimeout(() => controller.abort(new DOMException(`Attempt timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
+    ? setTimeout(
+        () => controller.abort(new DOMException(`Attempt timed out after ${timeoutMs} ms`, 'TimeoutError')),
+        timeoutMs,
+      )
     : undefined;
   const dispose = (): void => {
     clearTimeout(timer);

@@ -30,7 +30,11 @@ export function backoffCapMs(retryIndex: number, { baseDelayMs, maxDelayMs }: Ba
  * @example
  * fullJitterDelayMs(0, { baseDelayMs: 100, maxDelayMs: 20_000 }) // somewhere in 0..100
  */
-export function fullJitterDelayMs(retryIndex: number, options: BackoffOptions, random: () => number = Math.random): number {
+export function fullJitterDelayMs(
+  retryIndex: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
   const capMs = backoffCapMs(retryIndex, options);
   // The min guards a `random` that returns exactly 1 (allowed by some injected sources).
   return Math.min(capMs, Math.floor(random() * (capMs + 1)));

@@ -32,7 +32,12 @@ export interface IdempotentFetchOptions {
 }
 
 const OWNER = 'idempotentFetch';
-const OPTION_NAMES: readonly (keyof IdempotentFetchOptions)[] = ['retry', 'idempotencyKey', 'attemptTimeoutMs', 'fetch'];
+const OPTION_NAMES: readonly (keyof IdempotentFetchOptions)[] = [
+  'retry',
+  'idempotencyKey',
+  'attemptTimeoutMs',
+  'fetch',
+];
 
 /**
  * `fetch` with retries that are safe for writes: one `Idempotency-Key` per logical call, sent
@@ -52,9 +57,16 @@ const OPTION_NAMES: readonly (keyof IdempotentFetchOptions)[] = ['retry', 'idemp
  *   body: JSON.stringify({ amount: 1000, currency: 'EUR' }),
  * }, { retry: { maxAttempts: 4, deadlineMs: 10_000 } })
  */
-export async function idempotentFetch(url: string | URL, init: RequestInit = {}, options: IdempotentFetchOptions = {}): Promise<Response> {
+export async function idempotentFetch(
+  url: string | URL,
+  init: RequestInit = {},
+  options: IdempotentFetchOptions = {},
+): Promise<Response> {
   assertKnownOptions(OWNER, options, OPTION_NAMES);
-  const attemptTimeoutMs = readNumber(OWNER, 'attemptTimeoutMs', options.attemptTimeoutMs, Infinity, { min: 1, infinite: true });
+  const attemptTimeoutMs = readNumber(OWNER, 'attemptTimeoutMs', options.attemptTimeoutMs, Infinity, {
+    min: 1,
+    infinite: true,
+  });
   const fetchImpl = readFunction(OWNER, 'fetch', options.fetch, globalThis.fetch);
   assertReplayableBody(init.body);
   const retryOptions = options.retry ?? {};
@@ -85,7 +97,9 @@ export async function idempotentFetch(url: string | URL, init: RequestInit = {},
 
 function resolveKey(fromHeaders: string | null, fromOptions: string | undefined): string {
   if (fromOptions !== undefined && fromHeaders !== null && fromOptions !== fromHeaders) {
-    throw new InvalidOptionsError(`${OWNER}: option 'idempotencyKey' differs from the ${IDEMPOTENCY_KEY_HEADER} header in init.headers`);
+    throw new InvalidOptionsError(
+      `${OWNER}: option 'idempotencyKey' differs from the ${IDEMPOTENCY_KEY_HEADER} header in init.headers`,
+    );
   }
   const key = fromOptions ?? fromHeaders ?? newIdempotencyKey();
   assertValidIdempotencyKey(key);

@@ -107,11 +107,19 @@ const OWNER = 'retry';
  */
 export function resolveRetryOptions(options: RetryOptions): ResolvedRetryOptions {
   assertKnownOptions(OWNER, options, RETRY_OPTION_NAMES);
-  const maxAttempts = readNumber(OWNER, 'maxAttempts', options.maxAttempts, 5, { min: 1, integer: true, infinite: true });
+  const maxAttempts = readNumber(OWNER, 'maxAttempts', options.maxAttempts, 5, {
+    min: 1,
+    integer: true,
+    infinite: true,
+  });
   const baseDelayMs = readNumber(OWNER, 'baseDelayMs', options.baseDelayMs, 100, { max: MAX_TIMER_MS });
-  const maxDelayMs = readNumber(OWNER, 'maxDelayMs', options.maxDelayMs, Math.max(20_000, baseDelayMs), { max: MAX_TIMER_MS });
+  const maxDelayMs = readNumber(OWNER, 'maxDelayMs', options.maxDelayMs, Math.max(20_000, baseDelayMs), {
+    max: MAX_TIMER_MS,
+  });
   if (maxDelayMs < baseDelayMs) {
-    throw new InvalidOptionsError(`${OWNER}: option 'maxDelayMs' (${maxDelayMs}) must be at least 'baseDelayMs' (${baseDelayMs})`);
+    throw new InvalidOptionsError(
+      `${OWNER}: option 'maxDelayMs' (${maxDelayMs}) must be at least 'baseDelayMs' (${baseDelayMs})`,
+    );
   }
   return Object.freeze({
     maxAttempts,

@@ -27,8 +27,7 @@ export type RetryStop = 'attempts' | 'retry-after' | 'deadline' | 'budget';
 
 /** Either "wait `delayMs`, then try again" or "stop, and hand back the last outcome". */
 export type RetryDecision =
-  | { readonly retry: true; readonly delayMs: number }
-  | { readonly retry: false; readonly stop: RetryStop };
+  { readonly retry: true; readonly delayMs: number } | { readonly retry: false; readonly stop: RetryStop };
 
 /**
  * Decides the next step after a retryable outcome. Pure apart from `random` and the budget,

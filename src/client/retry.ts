@@ -30,7 +30,12 @@ export async function retry<T>(fn: (attempt: number) => T | Promise<T>, options:
   const startedAtMs = clock();
   resolved.budget?.recordFirstAttempt();
   for (let attempt = 1; ; attempt++) {
-    const outcome = await settle(untilAborted(Promise.resolve().then(() => fn(attempt)), signal));
+    const outcome = await settle(
+      untilAborted(
+        Promise.resolve().then(() => fn(attempt)),
+        signal,
+      ),
+    );
     // An abort that lands while an attempt fails must win over that attempt's own error.
     signal?.throwIfAborted();
     const errorOrResult = outcome.ok ? outcome.value : outcome.error;
@@ -38,7 +43,11 @@ export async function retry<T>(fn: (attempt: number) => T | Promise<T>, options:
     if (!retryable) return unwrap(outcome);
     const nowMs = clock();
     const elapsedMs = nowMs - startedAtMs;
-    const decision = decideNextAttempt(resolved, { attempt, elapsedMs, retryAfterMs: retryAfterMsOf(errorOrResult, nowMs) });
+    const decision = decideNextAttempt(resolved, {
+      attempt,
+      elapsedMs,
+      retryAfterMs: retryAfterMsOf(errorOrResult, nowMs),
+    });
     if (!decision.retry) return unwrap(outcome);
     await resolved.onRetry(Object.freeze({ attempt, delayMs: decision.delayMs, elapsedMs, errorOrResult }));
     await untilAborted(resolved.sleep(decision.delayMs, signal), signal);

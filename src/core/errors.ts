@@ -16,7 +16,10 @@ export const ERROR_CODES = {
   'journal-unavailable': { title: 'The idempotency journal is unavailable', status: 503 },
   'invalid-request': { title: 'The request cannot be processed safely', status: 400 },
   'response-too-large': { title: 'The operation completed but its response was too large to store', status: 500 },
-  'response-not-serializable': { title: 'The operation completed but its response cannot be represented as JSON', status: 500 },
+  'response-not-serializable': {
+    title: 'The operation completed but its response cannot be represented as JSON',
+    status: 500,
+  },
   'staged-write-failed': { title: 'A write the handler queued was refused', status: 500 },
   'lease-lost': { title: 'The lease on this idempotency record was taken over', status: 409 },
   'journal-error': { title: 'The idempotency journal failed after the operation ran', status: 500 },
@@ -189,7 +192,10 @@ export class ResponseTooLargeError extends IdempotencyError {
  */
 export class StagedOnlyError extends IdempotencyError {
   constructor(readonly operation: string) {
-    super('staged-only', `${operation}() is not available with effects: 'staged-only' (no lease is held, and external effects are outside its promise); use effects: 'any'`);
+    super(
+      'staged-only',
+      `${operation}() is not available with effects: 'staged-only' (no lease is held, and external effects are outside its promise); use effects: 'any'`,
+    );
   }
 }
 

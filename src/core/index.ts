@@ -8,5 +8,13 @@ export * from './journal-record.js';
 export { keyProblem, MAX_KEY_LENGTH } from './idempotency-key.js';
 export { scopePart } from './scope-part.js';
 export { sha256Hex } from './hash.js';
-export { assertKnownOptions, readFunction, readNumber, readOneOf, readString, required, type NumberRule } from './options.js';
+export {
+  assertKnownOptions,
+  readFunction,
+  readNumber,
+  readOneOf,
+  readString,
+  required,
+  type NumberRule,
+} from './options.js';
 export { IdemkitEnvironment, type IdemkitEnvironmentName } from './environment.js';

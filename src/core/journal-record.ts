@@ -33,4 +33,3 @@ export interface JournalRecord {
   readonly effectStarted: boolean;
   readonly effectName?: string;
 }
-

@@ -42,7 +42,13 @@ export function assertKnownOptions(owner: string, options: unknown, known: reado
  * @example
  * readNumber('retry', 'maxAttempts', options.maxAttempts, 5, { min: 1, integer: true })
  */
-export function readNumber<F extends number | undefined>(owner: string, name: string, value: unknown, fallback: F, rule: NumberRule = {}): number | F {
+export function readNumber<F extends number | undefined>(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+  rule: NumberRule = {},
+): number | F {
   if (value === undefined) return fallback;
   const where = `${owner}: option '${name}'`;
   if (typeof value !== 'number' || Number.isNaN(value)) {
@@ -69,9 +75,24 @@ export function readNumber<F extends number | undefined>(owner: string, name: st
  * @example
  * const random = readFunction('retry', 'random', options.random, Math.random)
  */
-export function readFunction<F extends (...args: never[]) => unknown>(owner: string, name: string, value: F | undefined, fallback: F): F;
-export function readFunction<F extends (...args: never[]) => unknown>(owner: string, name: string, value: F | undefined, fallback: undefined): F | undefined;
-export function readFunction<F extends (...args: never[]) => unknown>(owner: string, name: string, value: F | undefined, fallback: F | undefined): F | undefined {
+export function readFunction<F extends (...args: never[]) => unknown>(
+  owner: string,
+  name: string,
+  value: F | undefined,
+  fallback: F,
+): F;
+export function readFunction<F extends (...args: never[]) => unknown>(
+  owner: string,
+  name: string,
+  value: F | undefined,
+  fallback: undefined,
+): F | undefined;
+export function readFunction<F extends (...args: never[]) => unknown>(
+  owner: string,
+  name: string,
+  value: F | undefined,
+  fallback: F | undefined,
+): F | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'function') {
     throw new InvalidOptionsError(`${owner}: option '${name}' must be a function, got ${typeof value}`);
@@ -85,10 +106,18 @@ export function readFunction<F extends (...args: never[]) => unknown>(owner: str
  * @example
  * readOneOf('httpIdempotency', 'inProgress', options.inProgress, 'reject', ['reject', 'wait'] as const)
  */
-export function readOneOf<T extends string>(owner: string, name: string, value: unknown, fallback: T, allowed: readonly T[]): T {
+export function readOneOf<T extends string>(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: T,
+  allowed: readonly T[],
+): T {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new InvalidOptionsError(`${owner}: option '${name}' must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${String(value)}`);
+    throw new InvalidOptionsError(
+      `${owner}: option '${name}' must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${String(value)}`,
+    );
   }
   return value as T;
 }
@@ -99,10 +128,17 @@ export function readOneOf<T extends string>(owner: string, name: string, value: 
  * @example
  * readString('makeIdempotent', 'operation', options.operation, undefined)
  */
-export function readString<F extends string | undefined>(owner: string, name: string, value: unknown, fallback: F): string | F {
+export function readString<F extends string | undefined>(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+): string | F {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidOptionsError(`${owner}: option '${name}' must be a non-empty string, got ${typeof value === 'string' ? "''" : String(value)}`);
+    throw new InvalidOptionsError(
+      `${owner}: option '${name}' must be a non-empty string, got ${typeof value === 'string' ? "''" : String(value)}`,
+    );
   }
   return value;
 }

@@ -13,6 +13,17 @@ export function scopePart(value: unknown, source: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string' && value.length > 0) return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  const shown = typeof value === 'string' ? 'an empty string' : typeof value === 'number' ? String(value) : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-  throw new RequestInvalidError(`The idempotency scope cannot be read: ${source} is ${shown}, not a non-empty string or a number`);
+  const shown =
+    typeof value === 'string'
+      ? 'an empty string'
+      : typeof value === 'number'
+        ? String(value)
+        : Array.isArray(value)
+          ? 'an array'
+          : typeof value === 'object'
+            ? 'an object'
+            : `a ${typeof value}`;
+  throw new RequestInvalidError(
+    `The idempotency scope cannot be read: ${source} is ${shown}, not a non-empty string or a number`,
+  );
 }

@@ -119,7 +119,10 @@ export class Attempt {
     }
     this.key = key as string;
     if (request.scopeError) throw request.scopeError;
-    const pk = request.kind === 'message' ? messagePk(request.operation, this.key) : requestPk(this.tenant, request.operation, this.key);
+    const pk =
+      request.kind === 'message'
+        ? messagePk(request.operation, this.key)
+        : requestPk(this.tenant, request.operation, this.key);
     this.requestHash = request.fingerprint();
     return { pk, fingerprint: this.requestHash };
   }
@@ -153,7 +156,15 @@ export class Attempt {
   holdStaged(pk: string, fingerprint: string): void {
     this.trace.attempt = 1;
     const { clock } = this.settings;
-    const scope = StagedOnlyScope.begin({ journal: this.journal, pk, fingerprint, nowEpochMs: clock(), key: this.key as string, scope: this.scopeName, clock });
+    const scope = StagedOnlyScope.begin({
+      journal: this.journal,
+      pk,
+      fingerprint,
+      nowEpochMs: clock(),
+      key: this.key as string,
+      scope: this.scopeName,
+      clock,
+    });
     bindScope(this.context, scope);
     this.admission = { kind: 'run', scope };
   }
@@ -199,7 +210,9 @@ export class Attempt {
       await this.abandon();
       return { kind: 'ran', response: outcome.response };
     }
-    const writes = scope.hasWrites ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox } : undefined;
+    const writes = scope.hasWrites
+      ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox }
+      : undefined;
     const { ttlSeconds } = this.settings;
     let stored = outcome.response;
     let unserializable: ResponseNotSerializableError | undefined;
@@ -301,7 +314,12 @@ export class Attempt {
 
   /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
   notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown {
-    return { [MARKER]: error instanceof ResponseTooLargeError ? { sizeBytes: error.sizeBytes } : { code: error.code, reason: error.message } };
+    return {
+      [MARKER]:
+        error instanceof ResponseTooLargeError
+          ? { sizeBytes: error.sizeBytes }
+          : { code: error.code, reason: error.message },
+    };
   }
 
   private get tenant(): string {
@@ -344,7 +362,9 @@ export class Attempt {
       this.mark('journal_unavailable');
       throw error;
     }
-    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', { cause: error });
+    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', {
+      cause: error,
+    });
     return { kind: 'ran', response };
   }
 
@@ -355,7 +375,9 @@ export class Attempt {
     if (stored?.status === RecordStatus.completed && stored.response) return superseded(stored.response.value);
     const current = await this.journal.get(this.scope.pk).catch(() => undefined);
     if (current?.status === RecordStatus.completed && current.response) return superseded(current.response.value);
-    throw current?.status === RecordStatus.unknown ? new NeedsReviewError(current) : new InProgressError(this.settings.retryAfterSeconds, current);
+    throw current?.status === RecordStatus.unknown
+      ? new NeedsReviewError(current)
+      : new InProgressError(this.settings.retryAfterSeconds, current);
   }
 }
 
@@ -367,7 +389,10 @@ function superseded(response: unknown): RunResult {
 
 /** Throws the error a stored response stands for when it is the marker of one that was not stored. */
 function assertStoredResponse(response: unknown): void {
-  const marker = response && typeof response === 'object' ? (response as Record<string, { sizeBytes?: number; code?: string; reason?: string }>)[MARKER] : undefined;
+  const marker =
+    response && typeof response === 'object'
+      ? (response as Record<string, { sizeBytes?: number; code?: string; reason?: string }>)[MARKER]
+      : undefined;
   if (!marker) return;
   // The operation completed but its response could not be kept: say so rather than run it again.
   if (marker.code === 'response-not-serializable') throw new ResponseNotSerializableError(String(marker.reason));

@@ -71,10 +71,17 @@ export function canonicalJsonPieces(value: unknown, options: CanonicalJsonOption
   const maxDepth = options.maxDepth ?? Infinity;
   const survey: Survey = { keys: new Set(), objects: 0, members: 0, maxDepth };
   // Each object costs one lookup per listed key: past a few per member, member by member is cheaper.
-  if (isPlainScalar(value) || (typeof value === 'object' && value !== null && surveyPlain(value, survey, 1) && survey.objects * survey.keys.size <= 8 * survey.members + 1024)) {
+  if (
+    isPlainScalar(value) ||
+    (typeof value === 'object' &&
+      value !== null &&
+      surveyPlain(value, survey, 1) &&
+      survey.objects * survey.keys.size <= 8 * survey.members + 1024)
+  ) {
     const text = JSON.stringify(value, [...survey.keys].sort());
     // JSON.stringify escapes a lone surrogate where RFC 8785 has no form for it.
-    if (text !== undefined && text.includes('\\ud') && ESCAPED_LONE_SURROGATE.test(text)) throw new NotCanonicalError('Lone surrogate is not allowed');
+    if (text !== undefined && text.includes('\\ud') && ESCAPED_LONE_SURROGATE.test(text))
+      throw new NotCanonicalError('Lone surrogate is not allowed');
     return text === undefined ? undefined : [text];
   }
   const fragments: string[] = [];
@@ -93,7 +100,13 @@ interface Survey {
 }
 
 function isPlainScalar(value: unknown): boolean {
-  return typeof value === 'string' || typeof value === 'boolean' || value === undefined || value === null || (typeof value === 'number' && value - value === 0);
+  return (
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    value === undefined ||
+    value === null ||
+    (typeof value === 'number' && value - value === 0)
+  );
 }
 
 /**
@@ -108,7 +121,8 @@ function surveyPlain(value: object, survey: Survey, depth: number): boolean {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (typeof item === 'object' && item !== null ? !surveyPlain(item, survey, depth + 1) : !isPlainScalar(item)) return false;
+      if (typeof item === 'object' && item !== null ? !surveyPlain(item, survey, depth + 1) : !isPlainScalar(item))
+        return false;
     }
     return true;
   }
@@ -121,7 +135,8 @@ function surveyPlain(value: object, survey: Survey, depth: number): boolean {
     if (key === '__proto__' || key === 'toJSON') return false;
     survey.keys.add(key);
     const item = record[key];
-    if (typeof item === 'object' && item !== null ? !surveyPlain(item, survey, depth + 1) : !isPlainScalar(item)) return false;
+    if (typeof item === 'object' && item !== null ? !surveyPlain(item, survey, depth + 1) : !isPlainScalar(item))
+      return false;
   }
   survey.objects++;
   survey.members += keys.length;
@@ -154,7 +169,8 @@ function write(value: unknown, writing: Writing, depth: number): string | undefi
   }
   if (value === null) return 'null';
   const object = value as object;
-  if (object instanceof CanonicalText) return `${FRAGMENT_MARK}${writing.fragments.push(object.text) - 1}${FRAGMENT_MARK}`;
+  if (object instanceof CanonicalText)
+    return `${FRAGMENT_MARK}${writing.fragments.push(object.text) - 1}${FRAGMENT_MARK}`;
   if (writing.seen.has(object)) throw new NotCanonicalError('Circular reference detected');
   if (depth > writing.maxDepth) throw new NestedTooDeepError(writing.maxDepth);
   writing.seen.add(object);
@@ -168,16 +184,26 @@ function write(value: unknown, writing: Writing, depth: number): string | undefi
 function writeObject(object: object, write: (item: unknown) => string | undefined): string | undefined {
   // Array.from reads holes as undefined, written null as JSON does.
   if (Array.isArray(object)) return `[${Array.from(object, (item) => write(item) ?? 'null').join(',')}]`;
-  if (ArrayBuffer.isView(object)) return `#${typeTag(object)}(${Buffer.from(object.buffer, object.byteOffset, object.byteLength).toString('hex')})`;
-  if (object instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && object instanceof SharedArrayBuffer)) {
+  if (ArrayBuffer.isView(object))
+    return `#${typeTag(object)}(${Buffer.from(object.buffer, object.byteOffset, object.byteLength).toString('hex')})`;
+  if (
+    object instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer === 'function' && object instanceof SharedArrayBuffer)
+  ) {
     return `#${typeTag(object)}(${Buffer.from(object).toString('hex')})`;
   }
   // Inside a Map or Set, undefined is content of its own, not JSON's null.
   const content = (item: unknown) => write(item) ?? '#undefined';
-  if (object instanceof Map) return `#map[${sorted([...object].map(([key, item]) => `[${content(key)},${content(item)}]`))}]`;
+  if (object instanceof Map)
+    return `#map[${sorted([...object].map(([key, item]) => `[${content(key)},${content(item)}]`))}]`;
   if (object instanceof Set) return `#set[${sorted([...object].map(content))}]`;
   if (object instanceof RegExp) return `#regexp(${JSON.stringify(String(object))})`;
-  if (object instanceof WeakMap || object instanceof WeakSet || object instanceof WeakRef || object instanceof Promise) {
+  if (
+    object instanceof WeakMap ||
+    object instanceof WeakSet ||
+    object instanceof WeakRef ||
+    object instanceof Promise
+  ) {
     throw new NotCanonicalError(`A ${typeTag(object)} has no content to compare`);
   }
   const withJson = object as { toJSON?: () => unknown };

@@ -1,4 +1,14 @@
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult } from '../journal/index.js';
+import type {
+  CompletionWrites,
+  Evidence,
+  Journal,
+  JournalRecord,
+  ReserveRequest,
+  ReserveResult,
+  Resolution,
+  StagedCommit,
+  StagedCommitResult,
+} from '../journal/index.js';
 
 /**
  * The journal as one attempt sees it: every call is counted for the attempt's log line
@@ -36,7 +46,13 @@ export class CountedJournal implements Journal {
     return this.inner.recordEvidence(pk, leaseToken, evidence);
   }
 
-  complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
+  complete(
+    pk: string,
+    leaseToken: string,
+    response: unknown,
+    ttlSeconds: number,
+    writes?: CompletionWrites,
+  ): Promise<void> {
     this.calls++;
     return this.inner.complete(pk, leaseToken, response, ttlSeconds, writes);
   }

@@ -1,7 +1,20 @@
-import { InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError, PayloadMismatchError } from '../core/index.js';
+import {
+  InProgressError,
+  InvalidOptionsError,
+  JournalUnavailableError,
+  LeaseLostError,
+  NeedsReviewError,
+  PayloadMismatchError,
+} from '../core/index.js';
 import { isClaimable, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
-import { Attempt, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
+import {
+  Attempt,
+  type AttemptRequest,
+  type HandlerOutcome,
+  type LambdaContextLike,
+  type RunResult,
+} from './attempt.js';
 import type { EngineSettings, LegacyDecision, RecoveryDecision } from './guard-options.js';
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -35,7 +48,9 @@ export class IdempotencyEngine {
   ) {
     if (settings.legacyLookup && settings.effects === 'staged-only') {
       // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
-      throw new InvalidOptionsError("option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)");
+      throw new InvalidOptionsError(
+        "option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)",
+      );
     }
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
   }
@@ -101,7 +116,8 @@ export class IdempotencyEngine {
     if (this.settings.effects === 'staged-only') return attempt.holdStaged(pk, fingerprint);
     const leaseMs = this.leaseMsFor(attempt);
     const remainingMs = attempt.remainingTimeMs?.() ?? Infinity;
-    const waitUntil = clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, remainingMs - LEASE_GRACE_MS);
+    const waitUntil =
+      clock() + Math.min(this.settings.inProgress === 'wait' ? this.settings.waitMs : 0, remainingMs - LEASE_GRACE_MS);
     let polled: JournalRecord | undefined;
     let races = 0;
     for (;;) {
@@ -182,7 +198,11 @@ export class IdempotencyEngine {
     }
   }
 
-  private async recoverAfterEffect(attempt: Attempt, record: JournalRecord, leaseMs: number): Promise<void | typeof RACED> {
+  private async recoverAfterEffect(
+    attempt: Attempt,
+    record: JournalRecord,
+    leaseMs: number,
+  ): Promise<void | typeof RACED> {
     const { recover } = this.settings;
     if (!recover) {
       if (record.status === RecordStatus.inProgress) {
@@ -201,7 +221,12 @@ export class IdempotencyEngine {
     return this.takeOver(attempt, record, leaseMs, true);
   }
 
-  private async takeOver(attempt: Attempt, record: JournalRecord, leaseMs: number, recovering: boolean): Promise<void | typeof RACED> {
+  private async takeOver(
+    attempt: Attempt,
+    record: JournalRecord,
+    leaseMs: number,
+    recovering: boolean,
+  ): Promise<void | typeof RACED> {
     let taken: JournalRecord;
     try {
       taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);

@@ -17,7 +17,9 @@ export function fingerprintOf(value: unknown): string {
   try {
     pieces = canonicalJsonPieces(value);
   } catch (error) {
-    throw new RequestInvalidError(`The request has no canonical JSON form: ${(error as Error).message}`, { cause: error });
+    throw new RequestInvalidError(`The request has no canonical JSON form: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   // Piece by piece: joining a large embedded body to the text around it would copy it first.
   const hash = createHash('sha256');

@@ -1,11 +1,19 @@
-import { assertKnownOptions, InvalidOptionsError, readFunction, readNumber, readOneOf, readString } from '../core/index.js';
+import {
+  assertKnownOptions,
+  InvalidOptionsError,
+  readFunction,
+  readNumber,
+  readOneOf,
+  readString,
+} from '../core/index.js';
 import type { Journal } from '../journal/index.js';
 import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
 import { LocalCache } from './local-cache.js';
 import type { IdempotencyScope } from './scope.js';
 
 /** What a `recover` hook decides for a record whose effect may have happened. */
-export type RecoveryDecision = { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
+export type RecoveryDecision =
+  { outcome: 'completed'; response: unknown } | { outcome: 'rerun' } | { outcome: 'review' };
 
 /**
  * What the previous idempotency library holds for a request: a completed outcome to replay, a
@@ -15,7 +23,10 @@ export type LegacyDecision =
   | { readonly kind: 'replay'; readonly response: unknown }
   | { readonly kind: 'in-progress' }
   | { readonly kind: 'mismatch' }
-  | { readonly kind: 'none'; readonly reason: 'absent' | 'expired' | 'in-progress-expired' | 'no-key' | 'window-closed' };
+  | {
+      readonly kind: 'none';
+      readonly reason: 'absent' | 'expired' | 'in-progress-expired' | 'no-key' | 'window-closed';
+    };
 
 /**
  * Reads the previous library's record for the event its key derivation reads (the raw Lambda
@@ -150,7 +161,10 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     throw new InvalidOptionsError(`${factory}: option 'journal' must be a DynamoDBJournal or MemoryJournal`);
   }
   const localCache = options.localCache;
-  if (localCache !== undefined && (localCache === null || typeof localCache !== 'object' || localCache.maxItems === undefined)) {
+  if (
+    localCache !== undefined &&
+    (localCache === null || typeof localCache !== 'object' || localCache.maxItems === undefined)
+  ) {
     throw new InvalidOptionsError(`${factory}: option 'localCache' needs maxItems`);
   }
   readString(factory, 'namespace', options.namespace, undefined);
@@ -165,14 +179,27 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
   }
   return {
     journal: options.journal,
-    ttlSeconds: readNumber(factory, 'ttlSeconds', options.ttlSeconds, DEFAULT_GUARD_OPTIONS.ttlSeconds, { min: 1, integer: true }),
+    ttlSeconds: readNumber(factory, 'ttlSeconds', options.ttlSeconds, DEFAULT_GUARD_OPTIONS.ttlSeconds, {
+      min: 1,
+      integer: true,
+    }),
     leaseMs: readNumber(factory, 'leaseMs', options.leaseMs, undefined, { min: 1 }),
-    inProgress: readOneOf(factory, 'inProgress', options.inProgress, DEFAULT_GUARD_OPTIONS.inProgress, ['reject', 'wait']),
+    inProgress: readOneOf(factory, 'inProgress', options.inProgress, DEFAULT_GUARD_OPTIONS.inProgress, [
+      'reject',
+      'wait',
+    ]),
     waitMs: readNumber(factory, 'waitMs', options.waitMs, DEFAULT_GUARD_OPTIONS.waitMs),
-    retryAfterSeconds: readNumber(factory, 'retryAfterSeconds', options.retryAfterSeconds, DEFAULT_GUARD_OPTIONS.retryAfterSeconds),
+    retryAfterSeconds: readNumber(
+      factory,
+      'retryAfterSeconds',
+      options.retryAfterSeconds,
+      DEFAULT_GUARD_OPTIONS.retryAfterSeconds,
+    ),
     recover: readFunction(factory, 'recover', options.recover, undefined),
     effects,
-    localCache: localCache ? new LocalCache(readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true })) : undefined,
+    localCache: localCache
+      ? new LocalCache(readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true }))
+      : undefined,
     tracer,
     clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -1,7 +1,23 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
-export { Attempt, type Admission, type AttemptRequest, type HandlerOutcome, type LambdaContextLike, type RunResult } from './attempt.js';
+export {
+  Attempt,
+  type Admission,
+  type AttemptRequest,
+  type HandlerOutcome,
+  type LambdaContextLike,
+  type RunResult,
+} from './attempt.js';
 export { fingerprintOf } from './fingerprint.js';
 export { CanonicalText, canonicalJson, NestedTooDeepError, NotCanonicalError } from './canonical-json.js';
 export { LocalCache } from './local-cache.js';
-export { DEFAULT_GUARD_OPTIONS, GUARD_OPTION_NAMES, resolveGuardOptions, type EngineSettings, type GuardOptions, type LegacyDecision, type LegacyLookup, type RecoveryDecision } from './guard-options.js';
+export {
+  DEFAULT_GUARD_OPTIONS,
+  GUARD_OPTION_NAMES,
+  resolveGuardOptions,
+  type EngineSettings,
+  type GuardOptions,
+  type LegacyDecision,
+  type LegacyLookup,
+  type RecoveryDecision,
+} from './guard-options.js';
 export { AttemptScope, idempotencyOf, MAX_TRANSACTION_ITEMS, type IdempotencyScope } from './scope.js';

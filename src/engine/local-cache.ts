@@ -33,6 +33,10 @@ export class LocalCache {
   /** Remembers a completed record. */
   remember(record: Pick<JournalRecord, 'pk' | 'fingerprint' | 'response' | 'expiresAtEpochSeconds'>): void {
     if (!record.response) return;
-    this.lru.add(record.pk, { fingerprint: record.fingerprint, responseJson: JSON.stringify(record.response), expiresAtEpochSeconds: record.expiresAtEpochSeconds });
+    this.lru.add(record.pk, {
+      fingerprint: record.fingerprint,
+      responseJson: JSON.stringify(record.response),
+      expiresAtEpochSeconds: record.expiresAtEpochSeconds,
+    });
   }
 }

@@ -118,12 +118,18 @@ export class AttemptScope implements IdempotencyScope {
     }
     this.ensureRoom(1);
     const eventId = this.stableId('event', String(this.outbox.length));
-    this.outbox.push({ eventId, type: event.type, detail: event.detail, occurredAt: new Date(this.clock()).toISOString() });
+    this.outbox.push({
+      eventId,
+      type: event.type,
+      detail: event.detail,
+      occurredAt: new Date(this.clock()).toISOString(),
+    });
     return eventId;
   }
 
   claimUnique(name: string, value: string): void {
-    if (!name || typeof value !== 'string' || !value) throw new InvalidOptionsError('claimUnique() needs a name and a non-empty string value');
+    if (!name || typeof value !== 'string' || !value)
+      throw new InvalidOptionsError('claimUnique() needs a name and a non-empty string value');
     this.ensureRoom(1);
     this.uniqueClaims.push({ name, value });
   }
@@ -149,7 +155,10 @@ export class AttemptScope implements IdempotencyScope {
   private ensureRoom(count: number): void {
     const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length;
     if (used + count > MAX_TRANSACTION_ITEMS) {
-      throw new IdempotencyError('too-many-writes', `A completion commits at most ${MAX_TRANSACTION_ITEMS} items, including its own record`);
+      throw new IdempotencyError(
+        'too-many-writes',
+        `A completion commits at most ${MAX_TRANSACTION_ITEMS} items, including its own record`,
+      );
     }
   }
 }
@@ -177,6 +186,7 @@ export function unbindScope(context: object): void {
  */
 export function idempotencyOf(context: object): IdempotencyScope {
   const scope = context ? scopes.get(context) : undefined;
-  if (!scope) throw new IdempotencyError('no-scope', 'idempotencyOf(context) is only available inside a guarded handler');
+  if (!scope)
+    throw new IdempotencyError('no-scope', 'idempotencyOf(context) is only available inside a guarded handler');
   return scope;
 }

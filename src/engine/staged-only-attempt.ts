@@ -120,7 +120,8 @@ export class StagedOnlyCommit {
       let result: StagedCommitResult;
       try {
         result = await this.send(stored, over).catch((error: unknown) => {
-          if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError)) throw error;
+          if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError))
+            throw error;
           // Refused before anything was sent: the writes and the record commit, and replays say why they cannot answer.
           if (error instanceof ResponseNotSerializableError) unserializable = error;
           stored = this.host.notStored(error);

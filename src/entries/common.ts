@@ -51,4 +51,11 @@ export {
   uniquePk,
   outboxPk,
 } from '../journal/index.js';
-export { idempotencyOf, fingerprintOf, DEFAULT_GUARD_OPTIONS, type IdempotencyScope, type RecoveryDecision, type GuardOptions } from '../engine/index.js';
+export {
+  idempotencyOf,
+  fingerprintOf,
+  DEFAULT_GUARD_OPTIONS,
+  type IdempotencyScope,
+  type RecoveryDecision,
+  type GuardOptions,
+} from '../engine/index.js';

@@ -1,5 +1,11 @@
 import { InvalidOptionsError, readFunction, readString, required, scopePart } from '../core/index.js';
-import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type GuardOptions, type LambdaContextLike } from '../engine/index.js';
+import {
+  fingerprintOf,
+  IdempotencyEngine,
+  resolveGuardOptions,
+  type GuardOptions,
+  type LambdaContextLike,
+} from '../engine/index.js';
 import { storedJsonForm } from '../journal/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
@@ -60,7 +66,10 @@ export function makeIdempotent<TInput, TResult>(
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => '-');
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
   // A result a `recover` hook or the previous library hands back is returned in its stored form too.
-  const engine = new IdempotencyEngine({ ...settings, legacyLookup, storedFormOf: storedJsonForm }, new Telemetry(MetricDimension.operation, options));
+  const engine = new IdempotencyEngine(
+    { ...settings, legacyLookup, storedFormOf: storedJsonForm },
+    new Telemetry(MetricDimension.operation, options),
+  );
 
   return async function idempotent(input: TInput, context: LambdaContextLike = {}): Promise<TResult> {
     let tenant: string | undefined;

@@ -1,4 +1,8 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+} from 'aws-lambda';
 
 /** Prefix of the example service's own problem `type` URIs. */
 export const PAYMENTS_PROBLEM_PREFIX = 'urn:payments-example:problem:';
@@ -21,7 +25,12 @@ export function problem(statusCode: number, type: string, detail: string): APIGa
   return {
     statusCode,
     headers: { 'content-type': 'application/problem+json' },
-    body: JSON.stringify({ type: `${PAYMENTS_PROBLEM_PREFIX}${type}`, title: type.replace(/-/g, ' '), status: statusCode, detail }),
+    body: JSON.stringify({
+      type: `${PAYMENTS_PROBLEM_PREFIX}${type}`,
+      title: type.replace(/-/g, ' '),
+      status: statusCode,
+      detail,
+    }),
   };
 }
 

@@ -33,8 +33,10 @@ const IDENTIFIER = /^[\x21-\x7e]{1,64}$/;
 export function parsePaymentRequest(body: unknown): Validated<PaymentRequest> {
   if (!isObject(body)) return fail('the body must be a JSON object');
   if (!isAmount(body.amount)) return fail(`amount must be an integer from 1 to ${MAX_AMOUNT} (minor units)`);
-  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) return fail('currency must be an ISO 4217 code');
-  if (body.orderId !== undefined && !isIdentifier(body.orderId)) return fail('orderId must be 1-64 visible ASCII characters');
+  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+    return fail('currency must be an ISO 4217 code');
+  if (body.orderId !== undefined && !isIdentifier(body.orderId))
+    return fail('orderId must be 1-64 visible ASCII characters');
   const items = body.items ?? [];
   if (!Array.isArray(items) || items.length > MAX_ITEMS || !items.every(isOrderItem)) {
     return fail(`items must be at most ${MAX_ITEMS} entries of { sku, quantity }`);
@@ -60,7 +62,8 @@ export function parsePaymentRequest(body: unknown): Validated<PaymentRequest> {
 export function parseRefundRequest(body: unknown): Validated<RefundRequest> {
   if (body === undefined) return { ok: true, value: {} };
   if (!isObject(body)) return fail('the body must be a JSON object');
-  if (body.amount !== undefined && !isAmount(body.amount)) return fail(`amount must be an integer from 1 to ${MAX_AMOUNT}`);
+  if (body.amount !== undefined && !isAmount(body.amount))
+    return fail(`amount must be an integer from 1 to ${MAX_AMOUNT}`);
   if (body.reason !== undefined && (typeof body.reason !== 'string' || body.reason.length > 200)) {
     return fail('reason must be a string of at most 200 characters');
   }
@@ -86,7 +89,13 @@ function isIdentifier(value: unknown): value is string {
 }
 
 function isOrderItem(value: unknown): value is OrderItem {
-  return isObject(value) && isIdentifier(value.sku) && Number.isSafeInteger(value.quantity) && (value.quantity as number) > 0 && (value.quantity as number) <= 1000;
+  return (
+    isObject(value) &&
+    isIdentifier(value.sku) &&
+    Number.isSafeInteger(value.quantity) &&
+    (value.quantity as number) > 0 &&
+    (value.quantity as number) <= 1000
+  );
 }
 
 function fail<T>(error: string): Validated<T> {

@@ -100,4 +100,3 @@ export function defaultTenant(view: HttpRequestView): string {
   }
   return '-';
 }
-

@@ -1,10 +1,30 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import { InvalidOptionsError, JournalUnavailableError, readFunction, readString, ResponseNotSerializableError, scopePart } from '../core/index.js';
-import { fingerprintOf, IdempotencyEngine, resolveGuardOptions, type Attempt, type GuardOptions } from '../engine/index.js';
+import {
+  InvalidOptionsError,
+  JournalUnavailableError,
+  readFunction,
+  readString,
+  ResponseNotSerializableError,
+  scopePart,
+} from '../core/index.js';
+import {
+  fingerprintOf,
+  IdempotencyEngine,
+  resolveGuardOptions,
+  type Attempt,
+  type GuardOptions,
+} from '../engine/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
-import { ALWAYS_REPLAYED_HEADERS, isStorableStatus, normalizeResponse, replayResponse, storedForm, type HttpResponse } from './http-response.js';
+import {
+  ALWAYS_REPLAYED_HEADERS,
+  isStorableStatus,
+  normalizeResponse,
+  replayResponse,
+  storedForm,
+  type HttpResponse,
+} from './http-response.js';
 import { readKeyHeader } from './key-header.js';
 import { DEFAULT_PROBLEM_TYPE_PREFIX, ProblemAnswers, type StatusCodes } from './problem.js';
 import { defaultRequestFingerprint } from './request-fingerprint.js';
@@ -65,7 +85,17 @@ export const DEFAULT_HTTP_IDEMPOTENCY_OPTIONS = Object.freeze({
 });
 
 const FACTORY = 'httpIdempotency';
-const OPTION_NAMES = ['operation', 'tenant', 'required', 'fingerprint', 'statusCodes', 'replayHeaders', 'headerName', 'problemTypePrefix', 'migrateFrom'];
+const OPTION_NAMES = [
+  'operation',
+  'tenant',
+  'required',
+  'fingerprint',
+  'statusCodes',
+  'replayHeaders',
+  'headerName',
+  'problemTypePrefix',
+  'migrateFrom',
+];
 /** Where the running attempt waits between `before` and `after`/`onError` (Middy's per-request state). */
 const STATE = 'idemkit';
 
@@ -88,17 +118,32 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, undefined);
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined);
-  if (options.operation !== undefined && typeof options.operation !== 'function') readString(FACTORY, 'operation', options.operation, undefined);
-  if (options.replayHeaders !== undefined && !(Array.isArray(options.replayHeaders) && options.replayHeaders.every((h) => typeof h === 'string'))) {
+  if (options.operation !== undefined && typeof options.operation !== 'function')
+    readString(FACTORY, 'operation', options.operation, undefined);
+  if (
+    options.replayHeaders !== undefined &&
+    !(Array.isArray(options.replayHeaders) && options.replayHeaders.every((h) => typeof h === 'string'))
+  ) {
     throw new InvalidOptionsError(`${FACTORY}: option 'replayHeaders' must be an array of header names`);
   }
   const headerName = readString(FACTORY, 'headerName', options.headerName, DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.headerName);
-  const typePrefix = readString(FACTORY, 'problemTypePrefix', options.problemTypePrefix, DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.problemTypePrefix);
-  const replayHeaders = new Set([...ALWAYS_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((h) => h.toLowerCase())]);
+  const typePrefix = readString(
+    FACTORY,
+    'problemTypePrefix',
+    options.problemTypePrefix,
+    DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.problemTypePrefix,
+  );
+  const replayHeaders = new Set([
+    ...ALWAYS_REPLAYED_HEADERS,
+    ...(options.replayHeaders ?? []).map((h) => h.toLowerCase()),
+  ]);
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
   // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers only.
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
-  const engine = new IdempotencyEngine({ ...settings, storedFormOf, legacyLookup }, new Telemetry(MetricDimension.operation, options));
+  const engine = new IdempotencyEngine(
+    { ...settings, storedFormOf, legacyLookup },
+    new Telemetry(MetricDimension.operation, options),
+  );
   const answers = new ProblemAnswers(options.statusCodes, typePrefix, settings.retryAfterSeconds);
 
   /** The guard's answer for an error it owns; any other error is thrown on. */
@@ -110,7 +155,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
 
   function finish(attempt: Attempt, response: HttpResponse): HttpResponse {
     const location = response.headers?.location ?? response.headers?.Location;
-    attempt.finish({ responseCode: response.statusCode, resourceId: location === undefined ? undefined : String(location) });
+    attempt.finish({
+      responseCode: response.statusCode,
+      resourceId: location === undefined ? undefined : String(location),
+    });
     return response;
   }
 
@@ -127,7 +175,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     let scopeError: unknown;
     if (view) {
       try {
-        const named = typeof options.operation === 'function' ? options.operation(request.event) : (options.operation ?? view.route);
+        const named =
+          typeof options.operation === 'function'
+            ? options.operation(request.event)
+            : (options.operation ?? view.route);
         operation = scopePart(named, "the 'operation' option") ?? view.route;
         tenant = tenantOf ? (scopePart(tenantOf(request.event), "the 'tenant' option") ?? '-') : defaultTenant(view);
       } catch (error) {
@@ -135,7 +186,12 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       }
     }
     const reading = view ? readKeyHeader(view.headers, headerName, view.multiValueHeaders) : undefined;
-    if (view && reading?.kind === 'missing' && !(options.required ?? (view.method === 'POST' || view.method === 'PATCH'))) return undefined;
+    if (
+      view &&
+      reading?.kind === 'missing' &&
+      !(options.required ?? (view.method === 'POST' || view.method === 'PATCH'))
+    )
+      return undefined;
     const attempt = await engine.begin(
       {
         kind: 'request',
@@ -148,7 +204,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
         },
         keyLabel: `The ${headerName} header`,
         keyProblem: reading?.kind === 'invalid' ? reading.reason : undefined,
-        fingerprint: () => fingerprintOf(fingerprintInput ? fingerprintInput(request.event) : defaultRequestFingerprint(view as HttpRequestView)),
+        fingerprint: () =>
+          fingerprintOf(
+            fingerprintInput ? fingerprintInput(request.event) : defaultRequestFingerprint(view as HttpRequestView),
+          ),
         legacyEvent: request.event,
       },
       request.context,
@@ -169,7 +228,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     try {
       response = normalizeResponse(request.response);
       const store = isStorableStatus(response.statusCode);
-      const result = await attempt.complete({ store, response: store ? storedForm(response, replayHeaders) : undefined });
+      const result = await attempt.complete({
+        store,
+        response: store ? storedForm(response, replayHeaders) : undefined,
+      });
       request.response = result.kind === 'superseded' ? replayResponse(result.response as HttpResponse) : response;
     } catch (error) {
       if (response === undefined && error instanceof ResponseNotSerializableError) {
@@ -202,7 +264,8 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     } catch (error) {
       // The journal failing under this attempt's own calls (beginEffect, heartbeat) is a 503, not a crash. Other guard
       // errors from inside the handler (a nested guard's mismatch, say) are not this request's answer.
-      if (error !== request.error || error instanceof JournalUnavailableError) request.response = answers.answerFor(error, flavor);
+      if (error !== request.error || error instanceof JournalUnavailableError)
+        request.response = answers.answerFor(error, flavor);
     }
     attempt.finish({ responseCode: (request.response as HttpResponse | undefined)?.statusCode ?? 500 });
   };

@@ -25,16 +25,25 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
  * @throws ResponseNotSerializableError for a bare value JSON cannot carry
  */
 export function normalizeResponse(result: unknown): HttpResponse {
-  if (result && typeof result === 'object' && typeof (result as HttpResponse).statusCode === 'number') return result as HttpResponse;
-  if (typeof result === 'string') return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };
-  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result === undefined ? '' : bodyJson(result) };
+  if (result && typeof result === 'object' && typeof (result as HttpResponse).statusCode === 'number')
+    return result as HttpResponse;
+  if (typeof result === 'string')
+    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: result === undefined ? '' : bodyJson(result),
+  };
 }
 
 function bodyJson(result: unknown): string {
   try {
     return JSON.stringify(result);
   } catch (error) {
-    throw new ResponseNotSerializableError(`The handler's result cannot be answered as JSON: ${(error as Error).message}`, { cause: error });
+    throw new ResponseNotSerializableError(
+      `The handler's result cannot be answered as JSON: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -66,7 +75,8 @@ function kept<T>(headers: Record<string, T>, replayHeaders: ReadonlySet<string>)
 /** The answer to a replay: the stored response plus `Idempotent-Replayed: true`. */
 export function replayResponse(stored: HttpResponse): HttpResponse {
   // A response in multi-value form (ALB with multi-value headers) carries the marker the same way.
-  if (stored.multiValueHeaders && !stored.headers) return { ...stored, multiValueHeaders: { ...stored.multiValueHeaders, [REPLAYED_HEADER]: ['true'] } };
+  if (stored.multiValueHeaders && !stored.headers)
+    return { ...stored, multiValueHeaders: { ...stored.multiValueHeaders, [REPLAYED_HEADER]: ['true'] } };
   const replay: HttpResponse = { ...stored, headers: { ...(stored.headers ?? {}), [REPLAYED_HEADER]: 'true' } };
   if (stored.multiValueHeaders) replay.multiValueHeaders = { ...stored.multiValueHeaders, [REPLAYED_HEADER]: ['true'] };
   return replay;

@@ -36,7 +36,8 @@ export function inspectJson(text: string): JsonShape {
       i = end;
     } else if (char === '{' || char === '[') {
       keysStack.push(char === '{' ? new Set() : undefined);
-      if (keysStack.length > MAX_JSON_DEPTH) return { problem: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, lossyNumbers };
+      if (keysStack.length > MAX_JSON_DEPTH)
+        return { problem: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, lossyNumbers };
       expectingKey = char === '{';
     } else if (char === '}' || char === ']') {
       keysStack.pop();
@@ -60,7 +61,8 @@ export function inspectJson(text: string): JsonShape {
  */
 function isExactDouble(token: string): boolean {
   const written = decimalOf(token);
-  if (written.digits.length <= EXACT_SIGNIFICANT_DIGITS && written.exponent > -300 && written.exponent < 300) return true;
+  if (written.digits.length <= EXACT_SIGNIFICANT_DIGITS && written.exponent > -300 && written.exponent < 300)
+    return true;
   const parsed = Number(token);
   if (!Number.isFinite(parsed)) return false;
   const read = decimalOf(String(parsed));

@@ -1,7 +1,10 @@
 import { keyProblem } from '../core/index.js';
 
 /** Result of reading the idempotency key from request headers. */
-export type KeyReading = { readonly kind: 'missing' } | { readonly kind: 'invalid'; readonly reason: string } | { readonly kind: 'present'; readonly key: string };
+export type KeyReading =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'present'; readonly key: string };
 
 /**
  * Reads the key header case-insensitively, as a bare token or an RFC 8941 quoted string

@@ -1,4 +1,10 @@
-import { ERROR_CODES, IdempotencyError, InProgressError, JournalUnavailableError, type ErrorCode } from '../core/index.js';
+import {
+  ERROR_CODES,
+  IdempotencyError,
+  InProgressError,
+  JournalUnavailableError,
+  type ErrorCode,
+} from '../core/index.js';
 import type { EventFlavor } from './http-event.js';
 import type { HttpResponse } from './http-response.js';
 
@@ -48,7 +54,9 @@ export class ProblemAnswers {
     private readonly typePrefix: string,
     private readonly retryAfterSeconds: number,
   ) {
-    const overrides = Object.entries(statusCodes ?? {}).map(([name, status]) => [CONFIGURABLE[name as keyof StatusCodes], status] as const);
+    const overrides = Object.entries(statusCodes ?? {}).map(
+      ([name, status]) => [CONFIGURABLE[name as keyof StatusCodes], status] as const,
+    );
     this.statusByCode = new Map(overrides);
   }
 
@@ -60,8 +68,15 @@ export class ProblemAnswers {
     if (!(error instanceof IdempotencyError) || !ANSWERED.has(error.code)) return undefined;
     const status = this.statusByCode.get(error.code) ?? ERROR_CODES[error.code].status;
     const retryAfterSeconds =
-      error instanceof InProgressError ? error.retryAfterSeconds : error instanceof JournalUnavailableError ? this.retryAfterSeconds : undefined;
-    return problemResponse(flavor, status, error.code, error.message, { typePrefix: this.typePrefix, retryAfterSeconds });
+      error instanceof InProgressError
+        ? error.retryAfterSeconds
+        : error instanceof JournalUnavailableError
+          ? this.retryAfterSeconds
+          : undefined;
+    return problemResponse(flavor, status, error.code, error.message, {
+      typePrefix: this.typePrefix,
+      retryAfterSeconds,
+    });
   }
 }
 
@@ -76,7 +91,8 @@ export function problemResponse(
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
   const body = JSON.stringify({ type: `${options.typePrefix}${code}`, title: ERROR_CODES[code].title, status, detail });
-  if (flavor === 'alb') return { statusCode: status, statusDescription: `${status}`, headers, body, isBase64Encoded: false };
+  if (flavor === 'alb')
+    return { statusCode: status, statusDescription: `${status}`, headers, body, isBase64Encoded: false };
   if (flavor === 'alb-multi-value') {
     const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
     return { statusCode: status, statusDescription: `${status}`, multiValueHeaders, body, isBase64Encoded: false };

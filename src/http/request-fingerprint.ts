@@ -60,7 +60,8 @@ function bodyForFingerprint(view: HttpRequestView): unknown {
   const canonical = canonicalBody(parsed);
   // Each member of the text has its colon, and so has each colon inside its strings (none is escaped, or the
   // exact scan ran): a colon fewer in the canonical form is a member a duplicate key overwrote.
-  if (!exact && colonsIn(canonical) !== colonsIn(text)) throw new RequestInvalidError(inspectJson(text).problem ?? 'Duplicate key in the JSON body');
+  if (!exact && colonsIn(canonical) !== colonsIn(text))
+    throw new RequestInvalidError(inspectJson(text).problem ?? 'Duplicate key in the JSON body');
   return { json: new CanonicalText(canonical) };
 }
 
@@ -69,7 +70,10 @@ function canonicalBody(parsed: unknown): string {
     return canonicalJson(parsed, { maxDepth: MAX_JSON_DEPTH }) as string;
   } catch (error) {
     if (!(error instanceof NotCanonicalError)) throw error;
-    const reason = error instanceof NestedTooDeepError ? `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels` : `The request has no canonical JSON form: ${error.message}`;
+    const reason =
+      error instanceof NestedTooDeepError
+        ? `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`
+        : `The request has no canonical JSON form: ${error.message}`;
     throw new RequestInvalidError(reason, { cause: error });
   }
 }

@@ -58,8 +58,7 @@ export function putIfAbsent(tableName: string, item: JournalItem): TransactItem 
  *   also names its response chunks.
  */
 export type CompletionFence =
-  | { readonly kind: 'lease'; readonly leaseToken: string }
-  | { readonly kind: 'operator'; readonly newToken: string };
+  { readonly kind: 'lease'; readonly leaseToken: string } | { readonly kind: 'operator'; readonly newToken: string };
 
 /**
  * The conditional `UpdateItem` that completes a record: status, the encoded response (inline,
@@ -79,7 +78,11 @@ export function completionUpdate(
     ':now': nowEpochMs,
     ':expiresAt': expiryFromNow(nowEpochMs, ttlSeconds),
   };
-  const sets = ['#status = :completed', `${RecordAttribute.updatedAt} = :now`, `${RecordAttribute.expiresAt} = :expiresAt`];
+  const sets = [
+    '#status = :completed',
+    `${RecordAttribute.updatedAt} = :now`,
+    `${RecordAttribute.expiresAt} = :expiresAt`,
+  ];
   // `response` is a DynamoDB reserved word: every response attribute goes through a name placeholder.
   for (const [name, value] of Object.entries(responseAttributes(encoded))) {
     names[`#${name}`] = name;
@@ -93,7 +96,11 @@ export function completionUpdate(
   } else {
     condition = JournalCondition.resolvable;
     sets.push(`${RecordAttribute.leaseToken} = :newToken`);
-    Object.assign(values, { ':newToken': fence.newToken, ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress });
+    Object.assign(values, {
+      ':newToken': fence.newToken,
+      ':unknown': RecordStatus.unknown,
+      ':inProgress': RecordStatus.inProgress,
+    });
   }
   return {
     Key: { pk },

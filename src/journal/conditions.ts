@@ -16,7 +16,8 @@ export const JournalCondition = Object.freeze({
    * The key is free to claim: absent, or past `expiresAt` and not under a live lease
    * (mirrors `isClaimable`). Reservation.
    */
-  claimable: 'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
+  claimable:
+    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
   /**
    * The staged-only commit over a record found: claimable, or in progress under an ended lease
    * whose holder began no effect (that holder's later writes are fenced out by the new token).

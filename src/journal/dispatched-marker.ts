@@ -27,8 +27,13 @@ export class DispatchedMarker {
     for (const record of records) {
       const table = TABLE_IN_STREAM_ARN.exec(record.eventSourceARN ?? '')?.[1];
       const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
-      if (!table || !image) throw new Error(`Stream record ${record.dynamodb?.SequenceNumber ?? '?'} names no table or image`);
-      const item = { ...image, dispatchedAt: { N: String(now) }, expiresAt: { N: String(Math.floor(now / 1000) + this.retentionSeconds) } };
+      if (!table || !image)
+        throw new Error(`Stream record ${record.dynamodb?.SequenceNumber ?? '?'} names no table or image`);
+      const item = {
+        ...image,
+        dispatchedAt: { N: String(now) },
+        expiresAt: { N: String(Math.floor(now / 1000) + this.retentionSeconds) },
+      };
       byTable.set(table, [...(byTable.get(table) ?? []), item]);
     }
     for (const [table, items] of byTable) await putAllInBatches(this.client, table, items);

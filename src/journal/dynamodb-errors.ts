@@ -4,10 +4,21 @@ import type { CompletionWrites, TransactItem } from './journal.js';
 import { toJournalError } from './item-calls.js';
 import { recordFromItem } from './record-item.js';
 
-type AwsError = { name?: string; message?: string; Item?: Record<string, unknown>; CancellationReasons?: Array<{ Code?: string; Message?: string; Item?: Record<string, unknown> }> };
+type AwsError = {
+  name?: string;
+  message?: string;
+  Item?: Record<string, unknown>;
+  CancellationReasons?: Array<{ Code?: string; Message?: string; Item?: Record<string, unknown> }>;
+};
 
 /** Cancellation reasons that a retry of the same transaction may not meet: the journal's kind of trouble. */
-const TRANSIENT_REASONS = new Set(['None', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'ThrottlingError', 'RequestLimitExceeded']);
+const TRANSIENT_REASONS = new Set([
+  'None',
+  'TransactionConflict',
+  'ProvisionedThroughputExceeded',
+  'ThrottlingError',
+  'RequestLimitExceeded',
+]);
 
 /** How a completion transaction is laid out, to tell which of its items a failure is about. */
 export interface CompletionLayout {
@@ -35,7 +46,8 @@ export function classifyCancellation(error: unknown, layout: CompletionLayout): 
       : i < stagedOffset
         ? `outbox event #${i - 1 - uniqueClaims.length}`
         : `staged write #${i - stagedOffset} (table ${tableOf(layout.items[i])})`;
-  const reasons = (error as AwsError)?.name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
+  const reasons =
+    (error as AwsError)?.name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
   if (!reasons) return requestFailure(error, layout, stagedOffset) ?? toJournalError(error, 'complete');
   const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
   if (failed(0)) {
@@ -50,10 +62,14 @@ export function classifyCancellation(error: unknown, layout: CompletionLayout): 
   }
   const stagedIndex = reasons.findIndex((_, i) => i >= stagedOffset && failed(i));
   if (stagedIndex >= 0) return new WriteConflictError(stagedIndex - stagedOffset, { cause: error });
-  const refused = reasons.findIndex((reason, i) => i > 0 && reason?.Code !== undefined && !TRANSIENT_REASONS.has(reason.Code));
+  const refused = reasons.findIndex(
+    (reason, i) => i > 0 && reason?.Code !== undefined && !TRANSIENT_REASONS.has(reason.Code),
+  );
   if (refused > 0) {
     const reason = reasons[refused];
-    return new StagedWriteError(describe(refused), `${reason.Code}${reason.Message ? `: ${reason.Message}` : ''}`, { cause: error });
+    return new StagedWriteError(describe(refused), `${reason.Code}${reason.Message ? `: ${reason.Message}` : ''}`, {
+      cause: error,
+    });
   }
   return toJournalError(error, 'complete');
 }
@@ -68,12 +84,18 @@ function requestFailure(error: unknown, layout: CompletionLayout, stagedOffset: 
   const reason = `${name}: ${message}`;
   if (name === 'ValidationException') return new StagedWriteError('the queued writes', reason, { cause: error });
   if (name !== 'ResourceNotFoundException' && name !== 'AccessDeniedException') return undefined;
-  const foreign = [...new Set(layout.items.slice(stagedOffset).map(tableOf))].filter((table) => table !== layout.tableName);
+  const foreign = [...new Set(layout.items.slice(stagedOffset).map(tableOf))].filter(
+    (table) => table !== layout.tableName,
+  );
   // A denial names its resource: only a table the handler wrote to makes it the handler's.
-  const named = name === 'AccessDeniedException' ? foreign.filter((table) => message.includes(`table/${table}`)) : foreign;
+  const named =
+    name === 'AccessDeniedException' ? foreign.filter((table) => message.includes(`table/${table}`)) : foreign;
   if (named.length === 0) return undefined;
   const index = layout.items.findIndex((item, i) => i >= stagedOffset && tableOf(item) === named[0]);
-  const item = named.length === 1 ? `staged write #${index - stagedOffset} (table ${named[0]})` : `a staged write to one of the tables ${named.join(', ')}`;
+  const item =
+    named.length === 1
+      ? `staged write #${index - stagedOffset} (table ${named[0]})`
+      : `a staged write to one of the tables ${named.join(', ')}`;
   return new StagedWriteError(item, reason, { cause: error });
 }
 

@@ -1,12 +1,29 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { IdemkitEnvironment, InvalidOptionsError, LeaseLostError, NotResolvableError, sha256Hex } from '../core/index.js';
+import {
+  IdemkitEnvironment,
+  InvalidOptionsError,
+  LeaseLostError,
+  NotResolvableError,
+  sha256Hex,
+} from '../core/index.js';
 import { completionUpdate, outboxItem, putIfAbsent, uniqueItem } from './completion-writes.js';
 import { JournalCondition } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './dynamodb-staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import type {
+  CompletionWrites,
+  Evidence,
+  Journal,
+  JournalRecord,
+  ReserveRequest,
+  ReserveResult,
+  Resolution,
+  StagedCommit,
+  StagedCommitResult,
+  TransactItem,
+} from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordStatus, type JournalItem } from './schema.js';
@@ -30,7 +47,6 @@ export interface DynamoDBJournalOptions {
    */
   readonly clock?: () => number;
 }
-
 
 /**
  * The idempotency journal on DynamoDB. Reservation is one conditional `PutItem` that returns
@@ -76,7 +92,11 @@ export class DynamoDBJournal implements Journal {
       const old = await this.calls.put('reserve', item, {
         ConditionExpression: JournalCondition.claimable,
         ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
-        ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':nowMs': now, ':inProgress': RecordStatus.inProgress },
+        ExpressionAttributeValues: {
+          ':nowSeconds': Math.floor(now / 1000),
+          ':nowMs': now,
+          ':inProgress': RecordStatus.inProgress,
+        },
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
@@ -99,7 +119,8 @@ export class DynamoDBJournal implements Journal {
       // Back to IN_PROGRESS: while the new owner holds its lease, an UNKNOWN record must not be taken again.
       const out = await this.fencedUpdate('takeOver', {
         Key: { pk },
-        UpdateExpression: 'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress',
+        UpdateExpression:
+          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress',
         ConditionExpression: JournalCondition.takeOver,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -125,17 +146,26 @@ export class DynamoDBJournal implements Journal {
   async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
     const now = this.clock();
     const leaseUntil = now + leaseMs;
-    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :now', { ':until': leaseUntil, ':now': now });
+    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :now', {
+      ':until': leaseUntil,
+      ':now': now,
+    });
     return leaseUntil;
   }
 
   async beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void> {
     // The record stops expiring: once an effect may have happened, only an outcome or an operator may end it.
-    await this.fenced('beginEffect', pk, leaseToken, 'SET effectStarted = :true, effectName = :name, updatedAt = :now REMOVE expiresAt', {
-      ':true': true,
-      ':name': effectName,
-      ':now': this.clock(),
-    });
+    await this.fenced(
+      'beginEffect',
+      pk,
+      leaseToken,
+      'SET effectStarted = :true, effectName = :name, updatedAt = :now REMOVE expiresAt',
+      {
+        ':true': true,
+        ':name': effectName,
+        ':now': this.clock(),
+      },
+    );
   }
 
   async recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void> {
@@ -151,12 +181,19 @@ export class DynamoDBJournal implements Journal {
     await this.fenced('recordEvidence', pk, leaseToken, `SET ${sets.join(', ')}, updatedAt = :now`, values, names);
   }
 
-  async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
+  async complete(
+    pk: string,
+    leaseToken: string,
+    response: unknown,
+    ttlSeconds: number,
+    writes?: CompletionWrites,
+  ): Promise<void> {
     const now = this.clock();
     const encoded = encodeResponse(response);
     await this.chunks.write(pk, leaseToken, encoded, expiryFromNow(now, ttlSeconds));
     const completion = completionUpdate(pk, encoded, now, ttlSeconds, { kind: 'lease', leaseToken });
-    const hasWrites = writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
+    const hasWrites =
+      writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
     if (!hasWrites) {
       try {
         await this.fencedUpdate('complete', completion);
@@ -166,7 +203,13 @@ export class DynamoDBJournal implements Journal {
       return;
     }
     const items: TransactItem[] = [
-      { Update: { TableName: this.tableName, ...completion, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as NonNullable<TransactItem['Update']> },
+      {
+        Update: {
+          TableName: this.tableName,
+          ...completion,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        } as NonNullable<TransactItem['Update']>,
+      },
       ...writes.uniqueClaims.map((claim) => putIfAbsent(this.tableName, uniqueItem(claim, pk, now))),
       ...writes.outbox.map((event) => putIfAbsent(this.tableName, outboxItem(event, pk))),
       ...writes.staged,
@@ -181,10 +224,17 @@ export class DynamoDBJournal implements Journal {
   }
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
-    await this.fenced('markUnknown', pk, leaseToken, 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt', {
-      ':unknown': RecordStatus.unknown,
-      ':now': this.clock(),
-    }, { '#status': 'status' });
+    await this.fenced(
+      'markUnknown',
+      pk,
+      leaseToken,
+      'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
+      {
+        ':unknown': RecordStatus.unknown,
+        ':now': this.clock(),
+      },
+      { '#status': 'status' },
+    );
   }
 
   async markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
@@ -194,7 +244,12 @@ export class DynamoDBJournal implements Journal {
       UpdateExpression: 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
       ConditionExpression: JournalCondition.abandonedLease,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':old': leaseToken, ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now },
+      ExpressionAttributeValues: {
+        ':old': leaseToken,
+        ':unknown': RecordStatus.unknown,
+        ':inProgress': RecordStatus.inProgress,
+        ':now': now,
+      },
       ReturnValues: 'ALL_NEW',
     });
     return recordFromItem(out);
@@ -236,7 +291,11 @@ export class DynamoDBJournal implements Journal {
           {
             ConditionExpression: JournalCondition.resolvable,
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':unknown': RecordStatus.unknown, ':inProgress': RecordStatus.inProgress, ':now': now },
+            ExpressionAttributeValues: {
+              ':unknown': RecordStatus.unknown,
+              ':inProgress': RecordStatus.inProgress,
+              ':now': now,
+            },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         );
@@ -246,7 +305,10 @@ export class DynamoDBJournal implements Journal {
       const newToken = newLeaseToken();
       const encoded = encodeResponse(resolution.response);
       await this.chunks.write(pk, newToken, encoded, expiryFromNow(now, resolution.ttlSeconds));
-      const { Key, ...update } = completionUpdate(pk, encoded, now, resolution.ttlSeconds, { kind: 'operator', newToken });
+      const { Key, ...update } = completionUpdate(pk, encoded, now, resolution.ttlSeconds, {
+        kind: 'operator',
+        newToken,
+      });
       await this.calls.update('resolve', Key, { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
     } catch (error) {
       if (!isConditionFailure(error)) throw toJournalError(error, 'resolve');
@@ -256,7 +318,11 @@ export class DynamoDBJournal implements Journal {
   }
 
   async commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
-    return commitStagedOnDynamoDB({ tableName: this.tableName, calls: this.calls, chunks: this.chunks }, commit, this.clock());
+    return commitStagedOnDynamoDB(
+      { tableName: this.tableName, calls: this.calls, chunks: this.chunks },
+      commit,
+      this.clock(),
+    );
   }
 
   private async fenced(
@@ -276,10 +342,15 @@ export class DynamoDBJournal implements Journal {
     });
   }
 
-  private async fencedUpdate(operation: JournalOperation, input: { Key: JournalItem } & Parameters<ItemCalls['update']>[2]): Promise<JournalItem> {
+  private async fencedUpdate(
+    operation: JournalOperation,
+    input: { Key: JournalItem } & Parameters<ItemCalls['update']>[2],
+  ): Promise<JournalItem> {
     const { Key, ...rest } = input;
     try {
-      return (await this.calls.update(operation, Key, { ...rest, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })) ?? {};
+      return (
+        (await this.calls.update(operation, Key, { ...rest, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })) ?? {}
+      );
     } catch (error) {
       throw this.fenceError(error, operation);
     }
@@ -294,5 +365,9 @@ export class DynamoDBJournal implements Journal {
 
 /** A refused completion that finds the record completed under our own token: an SDK resend of a write that landed. */
 function isOwnCompletion(error: unknown, leaseToken: string): boolean {
-  return error instanceof LeaseLostError && error.existing?.status === RecordStatus.completed && error.existing.leaseToken === leaseToken;
+  return (
+    error instanceof LeaseLostError &&
+    error.existing?.status === RecordStatus.completed &&
+    error.existing.leaseToken === leaseToken
+  );
 }

@@ -42,7 +42,11 @@ export async function commitStagedOnDynamoDB(
   ];
   try {
     // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
-    await calls.transactWrite('commitStaged', items, hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36));
+    await calls.transactWrite(
+      'commitStaged',
+      items,
+      hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36),
+    );
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);

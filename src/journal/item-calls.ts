@@ -89,9 +89,21 @@ export class ItemCalls {
   async put(
     operation: JournalOperation,
     item: PlainItem,
-    expressions: Expressions & { ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<PlainItem | undefined> {
+    expressions: Expressions & {
+      ReturnValues?: ReturnValue;
+      ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure;
+    },
+  ): Promise<PlainItem | undefined> {
     const out = await this.client.send(
-      tagged(operation, new PutItemCommand({ TableName: this.tableName, Item: toMap(item), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) })),
+      tagged(
+        operation,
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: toMap(item),
+          ...expressions,
+          ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues),
+        }),
+      ),
     );
     return fromMap(out.Attributes);
   }
@@ -99,22 +111,48 @@ export class ItemCalls {
   async update(
     operation: JournalOperation,
     key: PlainItem,
-    input: Expressions & { UpdateExpression: string; ReturnValues?: ReturnValue; ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure },
+    input: Expressions & {
+      UpdateExpression: string;
+      ReturnValues?: ReturnValue;
+      ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure;
+    },
   ): Promise<PlainItem | undefined> {
     const out = await this.client.send(
-      tagged(operation, new UpdateItemCommand({ TableName: this.tableName, Key: toMap(key), ...input, ExpressionAttributeValues: toValues(input.ExpressionAttributeValues) })),
+      tagged(
+        operation,
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: toMap(key),
+          ...input,
+          ExpressionAttributeValues: toValues(input.ExpressionAttributeValues),
+        }),
+      ),
     );
     return fromMap(out.Attributes);
   }
 
-  async delete(operation: JournalOperation, key: PlainItem, expressions: Expressions & { ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure }): Promise<void> {
+  async delete(
+    operation: JournalOperation,
+    key: PlainItem,
+    expressions: Expressions & { ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure },
+  ): Promise<void> {
     await this.client.send(
-      tagged(operation, new DeleteItemCommand({ TableName: this.tableName, Key: toMap(key), ...expressions, ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues) })),
+      tagged(
+        operation,
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: toMap(key),
+          ...expressions,
+          ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues),
+        }),
+      ),
     );
   }
 
   async get(operation: JournalOperation, key: PlainItem): Promise<PlainItem | undefined> {
-    const out = await this.client.send(tagged(operation, new GetItemCommand({ TableName: this.tableName, Key: toMap(key), ConsistentRead: true })));
+    const out = await this.client.send(
+      tagged(operation, new GetItemCommand({ TableName: this.tableName, Key: toMap(key), ConsistentRead: true })),
+    );
     return fromMap(out.Item);
   }
 
@@ -126,10 +164,14 @@ export class ItemCalls {
   /** Strongly consistent reads of every key, resending what DynamoDB leaves unprocessed. */
   async getAll(keys: readonly PlainItem[], operation: JournalOperation): Promise<PlainItem[]> {
     const found: PlainItem[] = [];
-    let pending: BatchGetItemCommand['input']['RequestItems'] | undefined = { [this.tableName]: { Keys: keys.map(toMap), ConsistentRead: true } };
+    let pending: BatchGetItemCommand['input']['RequestItems'] | undefined = {
+      [this.tableName]: { Keys: keys.map(toMap), ConsistentRead: true },
+    };
     for (let attempt = 0; pending && (pending[this.tableName]?.Keys?.length ?? 0) > 0; attempt++) {
       if (attempt > 0) await backOff(attempt);
-      const out: BatchGetItemCommandOutput = await this.client.send(tagged(operation, new BatchGetItemCommand({ RequestItems: pending })));
+      const out: BatchGetItemCommandOutput = await this.client.send(
+        tagged(operation, new BatchGetItemCommand({ RequestItems: pending })),
+      );
       for (const item of out.Responses?.[this.tableName] ?? []) found.push(fromAttributeMap(item));
       pending = out.UnprocessedKeys;
     }
@@ -137,9 +179,19 @@ export class ItemCalls {
   }
 
   /** One `TransactWriteItems` of DocumentClient-style entries; `clientRequestToken` makes a resend idempotent. */
-  async transactWrite(operation: JournalOperation, items: readonly TransactItem[], clientRequestToken?: string): Promise<void> {
+  async transactWrite(
+    operation: JournalOperation,
+    items: readonly TransactItem[],
+    clientRequestToken?: string,
+  ): Promise<void> {
     await this.client.send(
-      tagged(operation, new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem), ClientRequestToken: clientRequestToken })),
+      tagged(
+        operation,
+        new TransactWriteItemsCommand({
+          TransactItems: items.map(toTransactWriteItem),
+          ClientRequestToken: clientRequestToken,
+        }),
+      ),
     );
   }
 }
@@ -191,7 +243,12 @@ const MAX_UNPROCESSED_ROUNDS = 8;
  * Puts marshalled items with `BatchWriteItem`, 25 per call, resending what DynamoDB leaves
  * unprocessed after a jittered wait; throws when items stay unprocessed.
  */
-export async function putAllInBatches(client: Sender, tableName: string, items: readonly AttributeMap[], operation?: JournalOperation): Promise<void> {
+export async function putAllInBatches(
+  client: Sender,
+  tableName: string,
+  items: readonly AttributeMap[],
+  operation?: JournalOperation,
+): Promise<void> {
   for (let start = 0; start < items.length; start += BATCH_WRITE_MAX_ITEMS) {
     let pending: BatchWriteItemCommand['input']['RequestItems'] | undefined = {
       [tableName]: items.slice(start, start + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } })),
@@ -207,15 +264,30 @@ export async function putAllInBatches(client: Sender, tableName: string, items: 
 
 /** Waits before resending unprocessed batch items (DynamoDB's advice under throttling); gives up after a few rounds. */
 async function backOff(attempt: number): Promise<void> {
-  if (attempt >= MAX_UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left batch items unprocessed after ${MAX_UNPROCESSED_ROUNDS} rounds`);
+  if (attempt >= MAX_UNPROCESSED_ROUNDS)
+    throw new Error(`DynamoDB left batch items unprocessed after ${MAX_UNPROCESSED_ROUNDS} rounds`);
   await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
 }
 
 function toTransactWriteItem(entry: TransactItem): TransactWriteItem {
   const values = (e: { ExpressionAttributeValues?: Record<string, unknown> }) => toValues(e.ExpressionAttributeValues);
-  if (entry.Put) return { Put: { ...entry.Put, Item: toMap(entry.Put.Item), ExpressionAttributeValues: values(entry.Put) } };
-  if (entry.Update) return { Update: { ...entry.Update, Key: toMap(entry.Update.Key), ExpressionAttributeValues: values(entry.Update) } };
-  if (entry.Delete) return { Delete: { ...entry.Delete, Key: toMap(entry.Delete.Key), ExpressionAttributeValues: values(entry.Delete) } };
-  if (entry.ConditionCheck) return { ConditionCheck: { ...entry.ConditionCheck, Key: toMap(entry.ConditionCheck.Key), ExpressionAttributeValues: values(entry.ConditionCheck) } };
+  if (entry.Put)
+    return { Put: { ...entry.Put, Item: toMap(entry.Put.Item), ExpressionAttributeValues: values(entry.Put) } };
+  if (entry.Update)
+    return {
+      Update: { ...entry.Update, Key: toMap(entry.Update.Key), ExpressionAttributeValues: values(entry.Update) },
+    };
+  if (entry.Delete)
+    return {
+      Delete: { ...entry.Delete, Key: toMap(entry.Delete.Key), ExpressionAttributeValues: values(entry.Delete) },
+    };
+  if (entry.ConditionCheck)
+    return {
+      ConditionCheck: {
+        ...entry.ConditionCheck,
+        Key: toMap(entry.ConditionCheck.Key),
+        ExpressionAttributeValues: values(entry.ConditionCheck),
+      },
+    };
   throw new InvalidOptionsError('A staged item must be one of Put, Update, Delete or ConditionCheck');
 }

@@ -7,10 +7,35 @@ export type { Evidence, JournalRecord } from '../core/index.js';
  * with the completion of its record.
  */
 export type TransactItem = {
-  Put?: { TableName: string; Item: Record<string, unknown>; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
-  Update?: { TableName: string; Key: Record<string, unknown>; UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
-  Delete?: { TableName: string; Key: Record<string, unknown>; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
-  ConditionCheck?: { TableName: string; Key: Record<string, unknown>; ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+  Put?: {
+    TableName: string;
+    Item: Record<string, unknown>;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  Update?: {
+    TableName: string;
+    Key: Record<string, unknown>;
+    UpdateExpression: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  Delete?: {
+    TableName: string;
+    Key: Record<string, unknown>;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  ConditionCheck?: {
+    TableName: string;
+    Key: Record<string, unknown>;
+    ConditionExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
 };
 
 /** An event queued by `publish()`, written as an `outbox#<eventId>` item at completion. */
@@ -87,7 +112,9 @@ export type StagedCommitResult =
   | { readonly kind: 'raced' };
 
 /** How an operator resolves a record no machine could decide. */
-export type Resolution = { readonly outcome: 'completed'; readonly response: unknown; readonly ttlSeconds: number } | { readonly outcome: 'released' };
+export type Resolution =
+  | { readonly outcome: 'completed'; readonly response: unknown; readonly ttlSeconds: number }
+  | { readonly outcome: 'released' };
 
 /**
  * Storage primitives of the idempotency journal. Every write after `reserve` is fenced on
@@ -106,7 +133,13 @@ export interface Journal {
   /** Merges downstream references into the record's evidence. */
   recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void>;
   /** Stores the outcome and commits the queued writes in one transaction. */
-  complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void>;
+  complete(
+    pk: string,
+    leaseToken: string,
+    response: unknown,
+    ttlSeconds: number,
+    writes?: CompletionWrites,
+  ): Promise<void>;
   /** Marks the record `UNKNOWN` (no expiry) while holding `leaseToken`. */
   markUnknown(pk: string, leaseToken: string): Promise<void>;
   /** Marks an abandoned record `UNKNOWN`: only if `leaseToken` still holds it and its lease expired. */

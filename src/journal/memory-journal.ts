@@ -1,6 +1,23 @@
-import { InvalidOptionsError, LeaseLostError, NotResolvableError, UniqueConflictError, WriteConflictError } from '../core/index.js';
+import {
+  InvalidOptionsError,
+  LeaseLostError,
+  NotResolvableError,
+  UniqueConflictError,
+  WriteConflictError,
+} from '../core/index.js';
 import { outboxItem, uniqueItem } from './completion-writes.js';
-import type { CompletionWrites, Evidence, Journal, JournalRecord, ReserveRequest, ReserveResult, Resolution, StagedCommit, StagedCommitResult, TransactItem } from './journal.js';
+import type {
+  CompletionWrites,
+  Evidence,
+  Journal,
+  JournalRecord,
+  ReserveRequest,
+  ReserveResult,
+  Resolution,
+  StagedCommit,
+  StagedCommitResult,
+  TransactItem,
+} from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, isClaimable, isClaimableByCommit, newLeaseToken } from './record-lifetime.js';
 import { RecordStatus } from './schema.js';
@@ -57,8 +74,18 @@ export class MemoryJournal implements Journal {
 
   async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
     const now = this.clock();
-    const record = this.fenced(pk, expectedToken, (r) => r.status !== RecordStatus.completed && (r.leaseUntilEpochMs < now || r.status === RecordStatus.unknown));
-    Object.assign(record, { status: RecordStatus.inProgress, leaseToken: newLeaseToken(), leaseUntilEpochMs: now + leaseMs, attempt: record.attempt + 1, updatedAtEpochMs: now });
+    const record = this.fenced(
+      pk,
+      expectedToken,
+      (r) => r.status !== RecordStatus.completed && (r.leaseUntilEpochMs < now || r.status === RecordStatus.unknown),
+    );
+    Object.assign(record, {
+      status: RecordStatus.inProgress,
+      leaseToken: newLeaseToken(),
+      leaseUntilEpochMs: now + leaseMs,
+      attempt: record.attempt + 1,
+      updatedAtEpochMs: now,
+    });
     return copy(record);
   }
 
@@ -71,7 +98,12 @@ export class MemoryJournal implements Journal {
 
   async beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void> {
     const record = this.fenced(pk, leaseToken);
-    Object.assign(record, { effectStarted: true, effectName, expiresAtEpochSeconds: undefined, updatedAtEpochMs: this.clock() });
+    Object.assign(record, {
+      effectStarted: true,
+      effectName,
+      expiresAtEpochSeconds: undefined,
+      updatedAtEpochMs: this.clock(),
+    });
   }
 
   async recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void> {
@@ -79,7 +111,13 @@ export class MemoryJournal implements Journal {
     Object.assign(record, { evidence: { ...record.evidence, ...evidence }, updatedAtEpochMs: this.clock() });
   }
 
-  async complete(pk: string, leaseToken: string, response: unknown, ttlSeconds: number, writes?: CompletionWrites): Promise<void> {
+  async complete(
+    pk: string,
+    leaseToken: string,
+    response: unknown,
+    ttlSeconds: number,
+    writes?: CompletionWrites,
+  ): Promise<void> {
     const now = this.clock();
     const stored = storedCopy(response); // before anything lands: a response too large commits nothing
     const record = this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
@@ -94,12 +132,20 @@ export class MemoryJournal implements Journal {
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
     const record = this.fenced(pk, leaseToken);
-    Object.assign(record, { status: RecordStatus.unknown, expiresAtEpochSeconds: undefined, updatedAtEpochMs: this.clock() });
+    Object.assign(record, {
+      status: RecordStatus.unknown,
+      expiresAtEpochSeconds: undefined,
+      updatedAtEpochMs: this.clock(),
+    });
   }
 
   async markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
     const now = this.clock();
-    const record = this.fenced(pk, leaseToken, (r) => r.status === RecordStatus.inProgress && r.leaseUntilEpochMs < now);
+    const record = this.fenced(
+      pk,
+      leaseToken,
+      (r) => r.status === RecordStatus.inProgress && r.leaseUntilEpochMs < now,
+    );
     Object.assign(record, { status: RecordStatus.unknown, expiresAtEpochSeconds: undefined, updatedAtEpochMs: now });
     return copy(record);
   }
@@ -117,7 +163,10 @@ export class MemoryJournal implements Journal {
   async resolve(pk: string, resolution: Resolution): Promise<void> {
     const now = this.clock();
     const record = this.records.get(pk);
-    const resolvable = record && (record.status === RecordStatus.unknown || (record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < now));
+    const resolvable =
+      record &&
+      (record.status === RecordStatus.unknown ||
+        (record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < now));
     if (!record || !resolvable) throw new NotResolvableError(record ? copy(record) : undefined);
     if (resolution.outcome === 'released') {
       this.records.delete(pk);
@@ -138,15 +187,21 @@ export class MemoryJournal implements Journal {
     const { record } = stagedCommitItems(commit, now);
     const stored = storedCopy(commit.response);
     const existing = this.records.get(commit.pk);
-    if (existing && !(commit.over === 'claimable' && isClaimableByCommit(existing, now))) return { kind: 'refused', record: copy(existing) };
+    if (existing && !(commit.over === 'claimable' && isClaimableByCommit(existing, now)))
+      return { kind: 'refused', record: copy(existing) };
     this.commitWrites(commit.pk, commit.writes, now);
     this.records.set(commit.pk, { ...recordFromItem(record), response: stored });
     return { kind: 'committed' };
   }
 
-  private fenced(pk: string, leaseToken: string, extra: (record: MutableRecord) => boolean = () => true): MutableRecord {
+  private fenced(
+    pk: string,
+    leaseToken: string,
+    extra: (record: MutableRecord) => boolean = () => true,
+  ): MutableRecord {
     const record = this.records.get(pk);
-    if (!record || record.leaseToken !== leaseToken || !extra(record)) throw new LeaseLostError(record ? copy(record) : undefined);
+    if (!record || record.leaseToken !== leaseToken || !extra(record))
+      throw new LeaseLostError(record ? copy(record) : undefined);
     return record;
   }
 
@@ -155,7 +210,12 @@ export class MemoryJournal implements Journal {
     const journalTable = this.table(MEMORY_JOURNAL_TABLE);
     const claims = writes.uniqueClaims.map((claim) => ({ claim, item: uniqueItem(claim, pk, now) }));
     const taken = claims.find(({ item }) => journalTable.has(this.keyOf(MEMORY_JOURNAL_TABLE, item)));
-    if (taken) throw new UniqueConflictError(taken.claim.name, taken.claim.value, journalTable.get(this.keyOf(MEMORY_JOURNAL_TABLE, taken.item)));
+    if (taken)
+      throw new UniqueConflictError(
+        taken.claim.name,
+        taken.claim.value,
+        journalTable.get(this.keyOf(MEMORY_JOURNAL_TABLE, taken.item)),
+      );
     const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
     for (const { item } of claims) journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
     for (const event of writes.outbox) {
@@ -178,7 +238,9 @@ export class MemoryJournal implements Journal {
       this.checkCondition(TableName, key, ConditionExpression, index);
       return () => this.table(TableName).delete(key);
     }
-    throw new InvalidOptionsError('MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck');
+    throw new InvalidOptionsError(
+      'MemoryJournal applies staged Put and Delete items only; use DynamoDBJournal for Update and ConditionCheck',
+    );
   }
 
   private checkCondition(tableName: string, key: string, condition: string | undefined, index: number): void {
@@ -192,7 +254,9 @@ export class MemoryJournal implements Journal {
       if (!exists) throw new WriteConflictError(index);
       return;
     }
-    throw new InvalidOptionsError(`MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`);
+    throw new InvalidOptionsError(
+      `MemoryJournal supports only attribute_exists/attribute_not_exists conditions, not: ${condition}`,
+    );
   }
 
   private keyOf(tableName: string, item: Record<string, unknown>): string {

@@ -99,7 +99,9 @@ export type KeyScope =
  */
 export function keyScopeOf(pk: string): KeyScope | undefined {
   const parts = (prefix: string, count: number) =>
-    pk.startsWith(prefix) && pk.split('#').length === count + 1 ? pk.slice(prefix.length).split('#').map(decodeKeyPart) : undefined;
+    pk.startsWith(prefix) && pk.split('#').length === count + 1
+      ? pk.slice(prefix.length).split('#').map(decodeKeyPart)
+      : undefined;
   const request = parts(RecordPrefix.request, 3);
   if (request) return { kind: 'request', tenant: request[0], operation: request[1], key: request[2] };
   const message = parts(RecordPrefix.message, 2);

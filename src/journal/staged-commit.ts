@@ -20,7 +20,8 @@ const TRANSACTION_MARGIN_BYTES = 64 * 1024;
  * on); over `claimable` it is `isClaimableByCommit` in DynamoDB's words.
  */
 export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
-  if (over === 'absent') return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
+  if (over === 'absent')
+    return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
   return {
     ConditionExpression: JournalCondition.stagedCommitClaimable,
     ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },

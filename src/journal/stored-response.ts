@@ -140,7 +140,8 @@ export class ResponseChunks {
     const keys = Array.from({ length: count }, (_, i) => ({ pk: chunkPk(record.pk, record.leaseToken, i) }));
     const found = new Map<string, Uint8Array>();
     try {
-      for (const chunk of await this.calls.getAll(keys, 'readChunks')) found.set(chunk.pk as string, chunk.data as Uint8Array);
+      for (const chunk of await this.calls.getAll(keys, 'readChunks'))
+        found.set(chunk.pk as string, chunk.data as Uint8Array);
     } catch (error) {
       throw toJournalError(error, 'readChunks');
     }

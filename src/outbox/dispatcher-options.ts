@@ -1,7 +1,14 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { assertKnownOptions, IdemkitEnvironment, InvalidOptionsError, readFunction, readNumber, readString } from '../core/index.js';
+import {
+  assertKnownOptions,
+  IdemkitEnvironment,
+  InvalidOptionsError,
+  readFunction,
+  readNumber,
+  readString,
+} from '../core/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
 import { DispatchedMarker } from '../journal/index.js';
 import { EventBridgePublisher } from './eventbridge-publisher.js';
@@ -103,16 +110,23 @@ export interface DispatcherSettings {
 /** Validates dispatcher options (unknown names throw, naming the option) and builds the publisher. */
 export function resolveDispatcherOptions(given: OutboxDispatcherOptions = {}): DispatcherSettings {
   assertKnownOptions(FACTORY, given, [...new Set([...QUEUE_OPTION_NAMES, ...BUS_OPTION_NAMES])]);
-  const options = given.queueUrl === undefined && given.eventBusName === undefined ? withEnvironmentDestination(given as EnvironmentDispatchOptions) : given;
+  const options =
+    given.queueUrl === undefined && given.eventBusName === undefined
+      ? withEnvironmentDestination(given as EnvironmentDispatchOptions)
+      : given;
   const hasQueue = options.queueUrl !== undefined;
   const hasBus = options.eventBusName !== undefined;
-  if (hasQueue === hasBus) throw new InvalidOptionsError(`${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName'`);
+  if (hasQueue === hasBus)
+    throw new InvalidOptionsError(`${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName'`);
   assertKnownOptions(FACTORY, options, hasQueue ? QUEUE_OPTION_NAMES : BUS_OPTION_NAMES);
   if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
     throw new InvalidOptionsError(`${FACTORY}: 'client' must be an AWS SDK v3 client`);
   }
   const logger = options.logger ?? defaultLogger();
-  const marker = new DispatchedMarker(options.journalClient, readNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, undefined, { min: 1 }));
+  const marker = new DispatchedMarker(
+    options.journalClient,
+    readNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, undefined, { min: 1 }),
+  );
   if (hasQueue) {
     const queue = options as QueueDispatchOptions;
     readString(FACTORY, 'queueUrl', queue.queueUrl, undefined);
@@ -120,7 +134,11 @@ export function resolveDispatcherOptions(given: OutboxDispatcherOptions = {}): D
     if (queue.messageGroupId !== undefined && !isFifoQueueUrl(queue.queueUrl)) {
       throw new InvalidOptionsError(`${FACTORY}: 'messageGroupId' applies only to a FIFO queue (URL ending in .fifo)`);
     }
-    const publisher = new SqsPublisher(queue.client, queue.queueUrl, queue.messageGroupId ?? ((message) => message.type));
+    const publisher = new SqsPublisher(
+      queue.client,
+      queue.queueUrl,
+      queue.messageGroupId ?? ((message) => message.type),
+    );
     return { publisher, marker, logger };
   }
   const bus = options as EventBusDispatchOptions;

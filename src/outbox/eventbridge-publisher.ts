@@ -23,11 +23,17 @@ export class EventBridgePublisher implements OutboxPublisher {
       // Loaded on first use, like the SQS client: no cold-start cost for handlers that never dispatch.
       const eventBridge = await import('@aws-sdk/client-eventbridge').catch(missingPeer('@aws-sdk/client-eventbridge'));
       this.client ??= new eventBridge.EventBridgeClient({});
-      const out = await this.client.send(new eventBridge.PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }));
+      const out = await this.client.send(
+        new eventBridge.PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }),
+      );
       if (!out.FailedEntryCount) return { kind: 'sent' };
       const index = (out.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined);
       const failed = out.Entries?.[index];
-      return { kind: 'failed', index: Math.max(index, 0), reason: `${failed?.ErrorCode ?? 'Failed'}: ${failed?.ErrorMessage ?? ''}` };
+      return {
+        kind: 'failed',
+        index: Math.max(index, 0),
+        reason: `${failed?.ErrorCode ?? 'Failed'}: ${failed?.ErrorMessage ?? ''}`,
+      };
     } catch (error) {
       return thrownOutcome(error);
     }

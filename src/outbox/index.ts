@@ -1,4 +1,9 @@
 export { outboxDispatcher } from './outbox-dispatcher.js';
-export { DEFAULT_EVENT_SOURCE, type EventBusDispatchOptions, type OutboxDispatcherOptions, type QueueDispatchOptions } from './dispatcher-options.js';
+export {
+  DEFAULT_EVENT_SOURCE,
+  type EventBusDispatchOptions,
+  type OutboxDispatcherOptions,
+  type QueueDispatchOptions,
+} from './dispatcher-options.js';
 export { OUTBOX_EVENT_ID_ATTRIBUTE, type OutboxMessage } from './outbox-message.js';
 export { ProjectionGuard, type ProjectionGuardOptions } from './projection-guard.js';

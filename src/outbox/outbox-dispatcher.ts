@@ -41,7 +41,9 @@ interface Stop {
  * export const handler = outboxDispatcher(); // the destination the OutboxDispatcher construct set
  * export const toQueue = outboxDispatcher({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/order-events' });
  */
-export function outboxDispatcher(options: OutboxDispatcherOptions = {}): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+export function outboxDispatcher(
+  options: OutboxDispatcherOptions = {},
+): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
   const { publisher, marker, logger } = resolveDispatcherOptions(options);
 
   async function send(pending: readonly Pending[]): Promise<Stop | undefined> {
@@ -59,7 +61,8 @@ export function outboxDispatcher(options: OutboxDispatcherOptions = {}): (event:
 
   return async function dispatchOutbox(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
     const records = event?.Records;
-    if (!Array.isArray(records)) throw new RequestInvalidError('outboxDispatcher: the event is not a DynamoDB Streams event (no Records array)');
+    if (!Array.isArray(records))
+      throw new RequestInvalidError('outboxDispatcher: the event is not a DynamoDB Streams event (no Records array)');
     const outboxRecords = records.filter(isOutboxInsert);
     const pending: Pending[] = [];
     let stop: Stop | undefined;
@@ -84,7 +87,12 @@ export function outboxDispatcher(options: OutboxDispatcherOptions = {}): (event:
       }
     }
     const published = sent.slice(0, firstFailed).map((entry) => entry.message.eventId);
-    if (published.length > 0) logger.info('outbox dispatched', { destination: publisher.destination, published: published.length, event_ids: published });
+    if (published.length > 0)
+      logger.info('outbox dispatched', {
+        destination: publisher.destination,
+        published: published.length,
+        event_ids: published,
+      });
     if (!stop) return { batchItemFailures: [] };
     const unsent = outboxRecords.slice(firstFailed);
     logger.error('outbox dispatch stopped', {
@@ -101,6 +109,7 @@ export function outboxDispatcher(options: OutboxDispatcherOptions = {}): (event:
 function sequenceNumberOf(record: DynamoDBRecord): string {
   const sequenceNumber = record.dynamodb?.SequenceNumber;
   // Without it the failure cannot be pinned to a record: failing the whole batch is the safe answer.
-  if (!sequenceNumber) throw new RequestInvalidError('outboxDispatcher: a stream record has no dynamodb.SequenceNumber');
+  if (!sequenceNumber)
+    throw new RequestInvalidError('outboxDispatcher: a stream record has no dynamodb.SequenceNumber');
   return sequenceNumber;
 }

@@ -39,15 +39,22 @@ export class ProjectionGuard {
 
   constructor(options: ProjectionGuardOptions) {
     assertKnownOptions(FACTORY, options, OPTION_NAMES);
-    if (typeof options.tableName !== 'string' || options.tableName.length === 0) throw new InvalidOptionsError(`${FACTORY}: 'tableName' must be a non-empty string`);
-    if (options.versionAttribute !== undefined && (typeof options.versionAttribute !== 'string' || options.versionAttribute.length === 0)) {
+    if (typeof options.tableName !== 'string' || options.tableName.length === 0)
+      throw new InvalidOptionsError(`${FACTORY}: 'tableName' must be a non-empty string`);
+    if (
+      options.versionAttribute !== undefined &&
+      (typeof options.versionAttribute !== 'string' || options.versionAttribute.length === 0)
+    ) {
       throw new InvalidOptionsError(`${FACTORY}: 'versionAttribute' must be a non-empty string`);
     }
     if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
       throw new InvalidOptionsError(`${FACTORY}: 'client' must be a DynamoDBClient or DynamoDBDocumentClient`);
     }
     const client = options.client ?? new DynamoDBClient({});
-    this.doc = client instanceof DynamoDBDocumentClient ? client : DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.doc =
+      client instanceof DynamoDBDocumentClient
+        ? client
+        : DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.tableName = options.tableName;
     this.versionAttribute = options.versionAttribute ?? 'version';
   }
@@ -59,14 +66,20 @@ export class ProjectionGuard {
    * @returns true when applied; false when the item already holds this version or a newer one
    * @throws InvalidOptionsError when the version is not a finite number or `changes` touches the key or version
    */
-  async applyIfNewer(key: Record<string, unknown>, version: number, changes: Record<string, unknown>): Promise<boolean> {
-    if (typeof version !== 'number' || !Number.isFinite(version)) throw new InvalidOptionsError('applyIfNewer() needs a finite numeric version');
+  async applyIfNewer(
+    key: Record<string, unknown>,
+    version: number,
+    changes: Record<string, unknown>,
+  ): Promise<boolean> {
+    if (typeof version !== 'number' || !Number.isFinite(version))
+      throw new InvalidOptionsError('applyIfNewer() needs a finite numeric version');
     const names: Record<string, string> = { '#version': this.versionAttribute };
     const values: Record<string, unknown> = { ':version': version };
     const sets = ['#version = :version'];
     const removes: string[] = [];
     Object.entries(changes).forEach(([name, value], i) => {
-      if (name === this.versionAttribute || name in key) throw new InvalidOptionsError(`applyIfNewer() cannot change '${name}'`);
+      if (name === this.versionAttribute || name in key)
+        throw new InvalidOptionsError(`applyIfNewer() cannot change '${name}'`);
       names[`#a${i}`] = name;
       if (value === undefined) {
         removes.push(`#a${i}`);

@@ -13,7 +13,8 @@ export interface OutboxPublisher {
 }
 
 /** The first entry of a batch that was not sent, or `sent` when every entry was. */
-export type PublishOutcome = { readonly kind: 'sent' } | { readonly kind: 'failed'; readonly index: number; readonly reason: string };
+export type PublishOutcome =
+  { readonly kind: 'sent' } | { readonly kind: 'failed'; readonly index: number; readonly reason: string };
 
 /** Entries per `SendMessageBatch` / `PutEvents` call. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -59,8 +60,12 @@ export function thrownOutcome(error: unknown): PublishOutcome {
  */
 export function missingPeer(packageName: string): (error: unknown) => never {
   return function rejectMissingPeer(error: unknown): never {
-    throw new IdempotencyError('missing-dependency', `${packageName} is not installed; this destination needs it (npm install ${packageName})`, {
-      cause: error,
-    });
+    throw new IdempotencyError(
+      'missing-dependency',
+      `${packageName} is not installed; this destination needs it (npm install ${packageName})`,
+      {
+        cause: error,
+      },
+    );
   };
 }

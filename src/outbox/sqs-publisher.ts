@@ -39,8 +39,13 @@ export class SqsPublisher implements OutboxPublisher {
       // Loaded on first use: a handler that only imports the toolkit never pays for the SQS client at cold start.
       const sqs = await import('@aws-sdk/client-sqs').catch(missingPeer('@aws-sdk/client-sqs'));
       this.client ??= new sqs.SQSClient({});
-      const out = await this.client.send(new sqs.SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
-      const failures = (out.Failed ?? []).map((failure) => ({ index: Number(failure.Id), reason: `${failure.Code ?? 'Failed'}: ${failure.Message ?? ''}` }));
+      const out = await this.client.send(
+        new sqs.SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
+      );
+      const failures = (out.Failed ?? []).map((failure) => ({
+        index: Number(failure.Id),
+        reason: `${failure.Code ?? 'Failed'}: ${failure.Message ?? ''}`,
+      }));
       if (failures.length === 0) return { kind: 'sent' };
       const first = failures.reduce((a, b) => (b.index < a.index ? b : a));
       return { kind: 'failed', index: first.index, reason: first.reason };
@@ -57,7 +62,8 @@ export class SqsPublisher implements OutboxPublisher {
     };
     if (!this.fifo) return entry;
     const group = this.messageGroupId(message);
-    if (typeof group !== 'string' || group.length === 0) throw new InvalidOptionsError(`messageGroupId returned no group for event ${message.eventId}`);
+    if (typeof group !== 'string' || group.length === 0)
+      throw new InvalidOptionsError(`messageGroupId returned no group for event ${message.eventId}`);
     return { ...entry, MessageDeduplicationId: message.eventId, MessageGroupId: group };
   }
 }

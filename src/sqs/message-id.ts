@@ -9,10 +9,12 @@ import { InvalidOptionsError, KeyMissingError, RequestInvalidError } from '../co
  * @example sqsConsumer(reserveStock, { journal, consumer: 'stock', messageId: fromMessageAttribute('eventId') })
  */
 export function fromMessageAttribute(name: string): (record: SQSRecord) => string {
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidOptionsError('fromMessageAttribute() needs an attribute name');
+  if (typeof name !== 'string' || name.length === 0)
+    throw new InvalidOptionsError('fromMessageAttribute() needs an attribute name');
   return function messageIdFromAttribute(record: SQSRecord): string {
     const value = record.messageAttributes?.[name]?.stringValue;
-    if (typeof value !== 'string' || value.length === 0) throw new KeyMissingError(`The message has no '${name}' message attribute`);
+    if (typeof value !== 'string' || value.length === 0)
+      throw new KeyMissingError(`The message has no '${name}' message attribute`);
     return value;
   };
 }
@@ -26,7 +28,8 @@ export function fromMessageAttribute(name: string): (record: SQSRecord) => strin
  * @example sqsConsumer(handle, { journal, consumer: 'orders', messageId: fromBodyField('eventId') })
  */
 export function fromBodyField(path: string): (record: SQSRecord) => string {
-  if (typeof path !== 'string' || path.length === 0) throw new InvalidOptionsError('fromBodyField() needs a field path');
+  if (typeof path !== 'string' || path.length === 0)
+    throw new InvalidOptionsError('fromBodyField() needs a field path');
   const steps = path.split('.');
   return function messageIdFromBody(record: SQSRecord): string {
     let value: unknown;
@@ -35,9 +38,11 @@ export function fromBodyField(path: string): (record: SQSRecord) => string {
     } catch (error) {
       throw new RequestInvalidError(`The message body is not JSON: ${(error as Error).message}`, { cause: error });
     }
-    for (const step of steps) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step] : undefined;
+    for (const step of steps)
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step] : undefined;
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    if (typeof value !== 'string' || value.length === 0) throw new KeyMissingError(`The message body has no '${path}' string field`);
+    if (typeof value !== 'string' || value.length === 0)
+      throw new KeyMissingError(`The message body has no '${path}' string field`);
     return value;
   };
 }

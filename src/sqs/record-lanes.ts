@@ -30,7 +30,11 @@ export function lanesOf(records: readonly SQSRecord[]): SQSRecord[][] {
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight, starting them in order. */
-export async function forEachBounded<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await work(items[next++]);

@@ -62,14 +62,23 @@ export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSet
     consumer: consumerOf(options),
     messageId: readFunction(FACTORY, 'messageId', options.messageId, DEFAULT_SQS_CONSUMER_OPTIONS.messageId),
     fingerprint: readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined),
-    concurrency: readNumber(FACTORY, 'concurrency', options.concurrency, DEFAULT_SQS_CONSUMER_OPTIONS.concurrency, { min: 1, max: 1_000, integer: true }),
+    concurrency: readNumber(FACTORY, 'concurrency', options.concurrency, DEFAULT_SQS_CONSUMER_OPTIONS.concurrency, {
+      min: 1,
+      max: 1_000,
+      integer: true,
+    }),
     logger: options.logger ?? defaultLogger(),
   };
 }
 
 /** The `consumer` option, or the name the `GuardedQueueConsumer` construct set in the environment. */
 function consumerOf(options: SqsConsumerOptions): string {
-  const consumer = readString(FACTORY, 'consumer', options.consumer, process.env[IdemkitEnvironment.consumer] || undefined);
+  const consumer = readString(
+    FACTORY,
+    'consumer',
+    options.consumer,
+    process.env[IdemkitEnvironment.consumer] || undefined,
+  );
   if (consumer === undefined) {
     throw new InvalidOptionsError(`${FACTORY}: option 'consumer' is required (or set ${IdemkitEnvironment.consumer})`);
   }

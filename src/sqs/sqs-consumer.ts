@@ -39,8 +39,12 @@ export type SqsRecordHandler = (record: SQSRecord, context: Context) => Promise<
  *   { journal, consumer: 'order-events', messageId: fromMessageAttribute('eventId') },
  * );
  */
-export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsumerOptions): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
-  if (typeof recordHandler !== 'function') throw new InvalidOptionsError('sqsConsumer: the first argument must be a function');
+export function sqsConsumer(
+  recordHandler: SqsRecordHandler,
+  options: SqsConsumerOptions,
+): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
+  if (typeof recordHandler !== 'function')
+    throw new InvalidOptionsError('sqsConsumer: the first argument must be a function');
   const settings = resolveConsumerOptions(options);
   const telemetry = new Telemetry(MetricDimension.consumer, { ...options, logger: settings.logger });
   const engine = new IdempotencyEngine(settings.engineSettings, telemetry);
@@ -58,7 +62,8 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
           operation: settings.consumer,
           key: () => settings.messageId(record),
           keyLabel: 'The message id',
-          fingerprint: () => (settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? '')),
+          fingerprint: () =>
+            settings.fingerprint ? fingerprintOf(settings.fingerprint(record)) : sha256Hex(record.body ?? ''),
         },
         context,
         {
@@ -75,7 +80,8 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
 
   return async function consumeBatch(event: SQSEvent, context: Context = {} as Context): Promise<SQSBatchResponse> {
     const records = event?.Records;
-    if (!Array.isArray(records)) throw new RequestInvalidError('sqsConsumer: the event is not an SQS event (no Records array)');
+    if (!Array.isArray(records))
+      throw new RequestInvalidError('sqsConsumer: the event is not an SQS event (no Records array)');
     const failed = new Set<SQSRecord>();
     await forEachBounded(lanesOf(records), settings.concurrency, async function consumeLane(lane) {
       let groupFailed = false;
@@ -99,12 +105,21 @@ export function sqsConsumer(recordHandler: SqsRecordHandler, options: SqsConsume
       }
     });
     // Identified by message id, never by position: Lambda matches failures to messages by id.
-    return { batchItemFailures: records.filter((record) => failed.has(record)).map((record) => ({ itemIdentifier: record.messageId })) };
+    return {
+      batchItemFailures: records
+        .filter((record) => failed.has(record))
+        .map((record) => ({ itemIdentifier: record.messageId })),
+    };
   };
 }
 
 /** A collision with a running attempt is routine; anything else needs a look. */
-function logFailure(settings: ConsumerSettings, record: SQSRecord, error: unknown, status: AttemptStatus | undefined): void {
+function logFailure(
+  settings: ConsumerSettings,
+  record: SQSRecord,
+  error: unknown,
+  status: AttemptStatus | undefined,
+): void {
   const code = error instanceof IdempotencyError ? error.code : undefined;
   const fields = {
     consumer: settings.consumer,

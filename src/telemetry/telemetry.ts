@@ -75,7 +75,10 @@ export function defaultLogger(): Logger {
  * @example const metrics = options.metrics ?? defaultMetrics(options.namespace);
  */
 export function defaultMetrics(namespace?: string): Metrics {
-  return new Metrics({ namespace: namespace ?? (process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE), serviceName: defaultServiceName() });
+  return new Metrics({
+    namespace: namespace ?? (process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE),
+    serviceName: defaultServiceName(),
+  });
 }
 
 /** Identity of an attempt for its log line; the raw key is hashed here and never logged. */

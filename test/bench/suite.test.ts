@@ -52,12 +52,18 @@ describe('benchmark harness on a small plan', () => {
 
   it('counts one call for a staged-only new key and a replay, two for the default mode, three for Powertools', () => {
     const { newKey, replay } = results.writes.calls;
-    expect([newKey.stagedOnly?.calls, newKey.idemkit?.calls, newKey.powertools?.calls, newKey.bareTransaction?.calls]).toEqual([1, 2, 3, 1]);
+    expect([
+      newKey.stagedOnly?.calls,
+      newKey.idemkit?.calls,
+      newKey.powertools?.calls,
+      newKey.bareTransaction?.calls,
+    ]).toEqual([1, 2, 3, 1]);
     expect(replay.stagedOnly?.commands).toEqual({ TransactWriteItems: 1 });
   });
 
   it('reports the write units each contender consumed for a new key', () => {
-    const units = (name: 'stagedOnly' | 'idemkit' | 'powertools') => Object.values(results.writes.calls.newKey[name]?.capacityUnits ?? {}).reduce((a, b) => a + b, 0);
+    const units = (name: 'stagedOnly' | 'idemkit' | 'powertools') =>
+      Object.values(results.writes.calls.newKey[name]?.capacityUnits ?? {}).reduce((a, b) => a + b, 0);
     expect(units('powertools')).toBe(3);
     expect(units('stagedOnly')).toBe(4);
     expect(units('idemkit')).toBe(5);
@@ -66,14 +72,25 @@ describe('benchmark harness on a small plan', () => {
   it('commits exactly one payment item per staged-only same-key trial, answering every caller 201', () => {
     const race = results.writes.sameKey.stagedOnly;
     expect(race.committedWritesPerTrial).toEqual(Array(QUICK_PLAN.writes.sameKey.trials).fill(1));
-    expect(race.executionsPerTrial).toEqual(Array(QUICK_PLAN.writes.sameKey.trials).fill(QUICK_PLAN.writes.sameKey.callers));
+    expect(race.executionsPerTrial).toEqual(
+      Array(QUICK_PLAN.writes.sameKey.trials).fill(QUICK_PLAN.writes.sameKey.callers),
+    );
     expect(race.answers).toEqual({ '201': QUICK_PLAN.writes.sameKey.trials * QUICK_PLAN.writes.sameKey.callers });
   });
 
   it('renders a report with every target and section', () => {
     const report = renderReport(results);
     expect(checkTargets(results)).toHaveLength(14);
-    for (const heading of ['## Targets', '## DynamoDB calls per attempt', '## Latency per invocation', '## Throughput', '## Same key', '## A handler that writes one item', '## Fingerprint cost', '## Bundle size and cold import']) {
+    for (const heading of [
+      '## Targets',
+      '## DynamoDB calls per attempt',
+      '## Latency per invocation',
+      '## Throughput',
+      '## Same key',
+      '## A handler that writes one item',
+      '## Fingerprint cost',
+      '## Bundle size and cold import',
+    ]) {
       expect(report).toContain(heading);
     }
   });

@@ -35,19 +35,28 @@ describe('GuardedQueueConsumer', () => {
   it('creates a queue and a dead-letter queue with a redrive after 5 receives', () => {
     template.resourceCountIs('AWS::SQS::Queue', 2);
     template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetterQueue'), 'Arn'] }, maxReceiveCount: 5 },
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetterQueue'), 'Arn'] },
+        maxReceiveCount: 5,
+      },
       VisibilityTimeout: 180,
     });
     template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: Duration.days(14).toSeconds() });
   });
 
   it('encrypts both queues and refuses requests without TLS', () => {
-    expect(Object.keys(template.findResources('AWS::SQS::Queue', { Properties: { SqsManagedSseEnabled: true } }))).toHaveLength(2);
+    expect(
+      Object.keys(template.findResources('AWS::SQS::Queue', { Properties: { SqsManagedSseEnabled: true } })),
+    ).toHaveLength(2);
     template.resourceCountIs('AWS::SQS::QueuePolicy', 2);
     template.allResourcesProperties('AWS::SQS::QueuePolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sqs:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
         ]),
       },
     });
@@ -81,7 +90,9 @@ describe('GuardedQueueConsumer', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetterQueue'), 'QueueName'] } }],
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetterQueue'), 'QueueName'] } },
+      ],
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 0,
       EvaluationPeriods: 1,
@@ -90,7 +101,9 @@ describe('GuardedQueueConsumer', () => {
   });
 
   it('grants journal access on the table ARN, never on *', () => {
-    const dynamo = policyStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('dynamodb:')));
+    const dynamo = policyStatements(template).filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
+    );
     expect(dynamo.length).toBeGreaterThan(0);
     for (const { statement } of dynamo) expect(resourcesOf(statement)).not.toContain('*');
     expect(dynamo.flatMap(({ statement }) => actionsOf(statement))).toEqual(
@@ -99,15 +112,28 @@ describe('GuardedQueueConsumer', () => {
   });
 
   it('makes FIFO queues without content-based deduplication, named .fifo', () => {
-    fifoTemplate.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'orders.fifo', FifoQueue: true, ContentBasedDeduplication: false });
-    fifoTemplate.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'orders-dlq.fifo', FifoQueue: true, ContentBasedDeduplication: false });
-    const names = Object.values(generatedFifoTemplate.findResources('AWS::SQS::Queue')).map((queue) => queue.Properties.QueueName);
+    fifoTemplate.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'orders.fifo',
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+    });
+    fifoTemplate.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'orders-dlq.fifo',
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+    });
+    const names = Object.values(generatedFifoTemplate.findResources('AWS::SQS::Queue')).map(
+      (queue) => queue.Properties.QueueName,
+    );
     expect(names).toHaveLength(2);
     for (const name of names) expect(name).toMatch(/^[\w-]{1,75}\.fifo$/);
   });
 
   it('honours maxReceiveCount, batchSize, timeout and consumerName', () => {
-    fifoTemplate.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }), VisibilityTimeout: 120 });
+    fifoTemplate.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }),
+      VisibilityTimeout: 120,
+    });
     fifoTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 5 });
     fifoTemplate.hasResourceProperties('AWS::Lambda::Function', {
       Timeout: 20,
@@ -117,6 +143,8 @@ describe('GuardedQueueConsumer', () => {
 
   it('exposes the runtime metrics of its consumer', () => {
     const expression = consumer.metricDuplicateSuppressed().toMetricConfig().mathExpression!.expression;
-    expect(expression).toBe(`SELECT SUM(${MetricName.duplicateSuppressed}) FROM "Idempotency" WHERE ${MetricDimension.consumer} = 'Orders'`);
+    expect(expression).toBe(
+      `SELECT SUM(${MetricName.duplicateSuppressed}) FROM "Idempotency" WHERE ${MetricDimension.consumer} = 'Orders'`,
+    );
   });
 });

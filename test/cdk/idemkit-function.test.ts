@@ -34,7 +34,12 @@ describe('IdemkitFunction', () => {
       Timeout: 10,
       Handler: 'index.handler',
       TracingConfig: { Mode: 'Active' },
-      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN', LogGroup: { Ref: Match.stringLikeRegexp('^FnLogGroup') } },
+      LoggingConfig: {
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'INFO',
+        SystemLogLevel: 'WARN',
+        LogGroup: { Ref: Match.stringLikeRegexp('^FnLogGroup') },
+      },
       Environment: {
         // No --enable-source-maps: it costs a cold start more than it gives (bench/source-maps.ts).
         Variables: { POWERTOOLS_SERVICE_NAME: 'idemkit', POWERTOOLS_METRICS_NAMESPACE: 'Idempotency' },
@@ -45,8 +50,12 @@ describe('IdemkitFunction', () => {
 
   it('uses a role without AWS managed policies that may write only its own logs', () => {
     template.hasResourceProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
-    const logs = policyStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('logs:')));
-    expect(logs.map(({ statement }) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^FnLogGroup/), 'Arn'] }]);
+    const logs = policyStatements(template).filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('logs:')),
+    );
+    expect(logs.map(({ statement }) => statement.Resource)).toEqual([
+      { 'Fn::GetAtt': [expect.stringMatching(/^FnLogGroup/), 'Arn'] },
+    ]);
   });
 
   it('wires the journal and honours every option', () => {
@@ -65,17 +74,27 @@ describe('IdemkitFunction', () => {
         }),
       },
     });
-    const dynamo = policyStatements(optionsTemplate).filter(({ statement }) => actionsOf(statement).includes('dynamodb:PutItem'));
+    const dynamo = policyStatements(optionsTemplate).filter(({ statement }) =>
+      actionsOf(statement).includes('dynamodb:PutItem'),
+    );
     expect(dynamo).toHaveLength(1);
   });
 
   describe('with the Powertools table of a migration', () => {
     const stack = testStack('Migration');
-    const powertoolsTable = new Table(stack, 'PowertoolsTable', { partitionKey: { name: 'id', type: AttributeType.STRING } });
-    new IdemkitFunction(stack, 'Fn', { entry: CONSUMER_ENTRY, journal: new IdempotencyJournalTable(stack, 'Journal'), powertoolsTable });
+    const powertoolsTable = new Table(stack, 'PowertoolsTable', {
+      partitionKey: { name: 'id', type: AttributeType.STRING },
+    });
+    new IdemkitFunction(stack, 'Fn', {
+      entry: CONSUMER_ENTRY,
+      journal: new IdempotencyJournalTable(stack, 'Journal'),
+      powertoolsTable,
+    });
     const migration = Template.fromStack(stack);
     const onPowertoolsTable = () =>
-      policyStatements(migration).filter(({ statement }) => JSON.stringify(statement.Resource).includes(stack.getLogicalId(powertoolsTable.node.defaultChild as CfnTable)));
+      policyStatements(migration).filter(({ statement }) =>
+        JSON.stringify(statement.Resource).includes(stack.getLogicalId(powertoolsTable.node.defaultChild as CfnTable)),
+      );
 
     it('grants exactly dynamodb:GetItem on it', () => {
       const statements = onPowertoolsTable();
@@ -95,9 +114,15 @@ describe('IdemkitFunction', () => {
     it('grants decryption of a customer-managed key, and no other key action', () => {
       const encrypted = testStack('MigrationEncrypted');
       const key = new Key(encrypted, 'Key');
-      const table = new Table(encrypted, 'PowertoolsTable', { partitionKey: { name: 'id', type: AttributeType.STRING }, encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: key });
+      const table = new Table(encrypted, 'PowertoolsTable', {
+        partitionKey: { name: 'id', type: AttributeType.STRING },
+        encryption: TableEncryption.CUSTOMER_MANAGED,
+        encryptionKey: key,
+      });
       new IdemkitFunction(encrypted, 'Fn', { entry: CONSUMER_ENTRY, powertoolsTable: table });
-      const keyStatements = policyStatements(Template.fromStack(encrypted)).filter(({ statement }) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+      const keyStatements = policyStatements(Template.fromStack(encrypted)).filter(({ statement }) =>
+        actionsOf(statement).some((action) => action.startsWith('kms:')),
+      );
       expect(keyStatements.map(({ statement }) => actionsOf(statement))).toEqual([['kms:Decrypt']]);
     });
   });

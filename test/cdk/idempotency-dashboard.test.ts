@@ -19,7 +19,12 @@ function expressions(template: Template): string[] {
   const widgets: Array<{ properties?: { metrics?: unknown[][] } }> = JSON.parse(dashboardBody(template)).widgets;
   return widgets.flatMap((widget) =>
     (widget.properties?.metrics ?? []).flatMap((metric) =>
-      metric.filter((entry): entry is { expression: string } => typeof entry === 'object' && entry !== null && 'expression' in entry).map((entry) => entry.expression),
+      metric
+        .filter(
+          (entry): entry is { expression: string } =>
+            typeof entry === 'object' && entry !== null && 'expression' in entry,
+        )
+        .map((entry) => entry.expression),
     ),
   );
 }
@@ -55,7 +60,9 @@ describe('IdempotencyDashboard', () => {
     const graphed = expressions(bareTemplate);
     for (const name of Object.values(MetricName)) {
       for (const dimension of Object.values(MetricDimension)) {
-        expect(graphed).toContain(`SEARCH('Namespace="${DEFAULT_METRICS_NAMESPACE}" MetricName="${name}" ${dimension}', 'Sum', 300)`);
+        expect(graphed).toContain(
+          `SEARCH('Namespace="${DEFAULT_METRICS_NAMESPACE}" MetricName="${name}" ${dimension}', 'Sum', 300)`,
+        );
       }
     }
   });
@@ -93,7 +100,9 @@ describe('IdempotencyDashboard', () => {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Threshold: 0,
     });
-    template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: Match.stringLikeRegexp('^Topic') }] });
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^Topic') }],
+    });
   });
 
   it('adds journal table graphs and an alarm status widget', () => {

@@ -22,7 +22,9 @@ describe('IdempotencyJournalTable', () => {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
   });
-  customJournal.grantJournalAccess(new Role(options, 'Grantee', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }));
+  customJournal.grantJournalAccess(
+    new Role(options, 'Grantee', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }),
+  );
 
   const template = Template.fromStack(defaults);
   const optionsTemplate = Template.fromStack(options);
@@ -57,7 +59,9 @@ describe('IdempotencyJournalTable', () => {
   });
 
   it('grants exactly the journal actions on the table ARN only', () => {
-    const dynamo = policyStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('dynamodb:')));
+    const dynamo = policyStatements(template).filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
+    );
     expect(dynamo).toHaveLength(1);
     expect(actionsOf(dynamo[0].statement).sort()).toEqual([...JOURNAL_ACTIONS].sort());
     expect(dynamo[0].statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^JournalTable/), 'Arn'] });
@@ -71,12 +75,18 @@ describe('IdempotencyJournalTable', () => {
   it('encrypts with the customer-managed key when one is given', () => {
     optionsTemplate.hasResourceProperties('AWS::DynamoDB::Table', {
       TableName: 'journal',
-      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Key'), 'Arn'] } },
+      SSESpecification: {
+        SSEEnabled: true,
+        SSEType: 'KMS',
+        KMSMasterKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Key'), 'Arn'] },
+      },
     });
   });
 
   it('grants encrypt and decrypt on the customer-managed key', () => {
-    const kms = policyStatements(optionsTemplate).filter(({ statement }) => actionsOf(statement).includes('kms:Decrypt'));
+    const kms = policyStatements(optionsTemplate).filter(({ statement }) =>
+      actionsOf(statement).includes('kms:Decrypt'),
+    );
     expect(kms).toHaveLength(1);
     expect(actionsOf(kms[0].statement)).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
   });
@@ -126,8 +136,10 @@ describe('IdempotencyJournalTable.fromTableName / fromTableAttributes', () => {
   });
 
   it('grants the journal actions on the imported table ARN only', () => {
-    const dynamo = policyStatements(template).filter(({ roles, statement }) =>
-      JSON.stringify(roles).includes('Runtime') && actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    const dynamo = policyStatements(template).filter(
+      ({ roles, statement }) =>
+        JSON.stringify(roles).includes('Runtime') &&
+        actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
     );
     expect(dynamo).toHaveLength(1);
     expect(actionsOf(dynamo[0].statement).sort()).toEqual([...JOURNAL_ACTIONS].sort());
@@ -136,7 +148,9 @@ describe('IdempotencyJournalTable.fromTableName / fromTableAttributes', () => {
 
   it('grants the operator CLI exactly its actions, and the imported key', () => {
     const statements = policyStatements(template).filter(({ roles }) => JSON.stringify(roles).includes('Operator'));
-    const dynamo = statements.filter(({ statement }) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+    const dynamo = statements.filter(({ statement }) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
     expect(dynamo).toHaveLength(1);
     expect(actionsOf(dynamo[0].statement).sort()).toEqual([...OPERATOR_ACTIONS].sort());
     expect(dynamo[0].statement.Resource).toEqual(tableArn('keyed-journal'));
@@ -155,7 +169,15 @@ describe('IdempotencyJournalTable.fromTableName / fromTableAttributes', () => {
 
 describe('OPERATOR_ACTIONS', () => {
   it('covers what inspect, stuck and resolve call, and nothing that creates or drops tables', () => {
-    expect(OPERATOR_ACTIONS).toEqual(expect.arrayContaining(['dynamodb:DescribeTable', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+    expect(OPERATOR_ACTIONS).toEqual(
+      expect.arrayContaining([
+        'dynamodb:DescribeTable',
+        'dynamodb:Scan',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ]),
+    );
     expect(OPERATOR_ACTIONS.filter((action) => /Create|Delete(Table|Backup)|\*/.test(action))).toEqual([]);
   });
 });

@@ -42,20 +42,28 @@ describe('OutboxDispatcher', () => {
       MaximumRetryAttempts: 10,
       MaximumRecordAgeInSeconds: 86400,
       BatchSize: 25,
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('FailureQueue'), 'Arn'] } } },
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('FailureQueue'), 'Arn'] } },
+      },
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('FailureQueue'), 'QueueName'] } }],
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('FailureQueue'), 'QueueName'] } },
+      ],
       Threshold: 0,
     });
   });
 
   it('sends to the destination queue named in IDEMKIT_OUTBOX_QUEUE_URL', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ IDEMKIT_OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^Destination') } }) },
+      Environment: {
+        Variables: Match.objectLike({ IDEMKIT_OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^Destination') } }),
+      },
     });
-    const sends = policyStatements(template).filter(({ statement }) => actionsOf(statement).includes('sqs:SendMessage'));
+    const sends = policyStatements(template).filter(({ statement }) =>
+      actionsOf(statement).includes('sqs:SendMessage'),
+    );
     expect(sends.map(({ statement }) => statement.Resource)).toEqual(
       expect.arrayContaining([{ 'Fn::GetAtt': [expect.stringMatching(/^Destination/), 'Arn'] }]),
     );
@@ -63,7 +71,9 @@ describe('OutboxDispatcher', () => {
 
   it('reads no journal items, and writes back only outbox keys to start their TTL', () => {
     const statements = policyStatements(template).map(({ statement }) => statement);
-    const itemActions = statements.flatMap((statement) => actionsOf(statement)).filter((action) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(action));
+    const itemActions = statements
+      .flatMap((statement) => actionsOf(statement))
+      .filter((action) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(action));
     expect(itemActions).toEqual([]);
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -80,7 +90,9 @@ describe('OutboxDispatcher', () => {
 
   it('puts events on the bus named in IDEMKIT_OUTBOX_EVENT_BUS_NAME', () => {
     busTemplate.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ IDEMKIT_OUTBOX_EVENT_BUS_NAME: { Ref: Match.stringLikeRegexp('^Bus') } }) },
+      Environment: {
+        Variables: Match.objectLike({ IDEMKIT_OUTBOX_EVENT_BUS_NAME: { Ref: Match.stringLikeRegexp('^Bus') } }),
+      },
     });
     busTemplate.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'events:PutEvents' })]) },
@@ -94,25 +106,42 @@ describe('OutboxDispatcher', () => {
   ])('refuses %s destination', (_label, variant) => {
     const stack = testStack();
     const journal = new IdempotencyJournalTable(stack, 'Journal');
-    const extra = 'both' in variant ? { destinationQueue: secureQueue(stack, 'Q'), eventBus: new EventBus(stack, 'B') } : {};
-    expect(() => new OutboxDispatcher(stack, 'Outbox', { journal, entry: DISPATCHER_ENTRY, ...extra })).toThrow(/exactly one/);
+    const extra =
+      'both' in variant ? { destinationQueue: secureQueue(stack, 'Q'), eventBus: new EventBus(stack, 'B') } : {};
+    expect(() => new OutboxDispatcher(stack, 'Outbox', { journal, entry: DISPATCHER_ENTRY, ...extra })).toThrow(
+      /exactly one/,
+    );
   });
 
   it('reads the stream of a journal imported with its stream ARN', () => {
     const stack = new Stack(testApp(), 'Imported');
     const tableStreamArn = 'arn:aws:dynamodb:eu-west-1:111111111111:table/journal/stream/2026-01-01T00:00:00.000';
-    const journal = IdempotencyJournalTable.fromTableAttributes(stack, 'Journal', { tableName: 'journal', tableStreamArn });
-    new OutboxDispatcher(stack, 'Outbox', { journal, entry: DISPATCHER_ENTRY, destinationQueue: secureQueue(stack, 'Destination') });
+    const journal = IdempotencyJournalTable.fromTableAttributes(stack, 'Journal', {
+      tableName: 'journal',
+      tableStreamArn,
+    });
+    new OutboxDispatcher(stack, 'Outbox', {
+      journal,
+      entry: DISPATCHER_ENTRY,
+      destinationQueue: secureQueue(stack, 'Destination'),
+    });
 
-    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: tableStreamArn });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: tableStreamArn,
+    });
   });
 
   it('refuses a journal imported without its stream, saying how to import it', () => {
     const stack = new Stack(testApp(), 'NoStream');
     const journal = IdempotencyJournalTable.fromTableName(stack, 'Journal', 'journal');
 
-    expect(() => new OutboxDispatcher(stack, 'Outbox', { journal, entry: DISPATCHER_ENTRY, destinationQueue: secureQueue(stack, 'Destination') })).toThrow(
-      /no stream; import it with IdempotencyJournalTable.fromTableAttributes/,
-    );
+    expect(
+      () =>
+        new OutboxDispatcher(stack, 'Outbox', {
+          journal,
+          entry: DISPATCHER_ENTRY,
+          destinationQueue: secureQueue(stack, 'Destination'),
+        }),
+    ).toThrow(/no stream; import it with IdempotencyJournalTable.fromTableAttributes/);
   });
 });

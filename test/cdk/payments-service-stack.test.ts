@@ -59,17 +59,24 @@ describe('PaymentsServiceStack', () => {
 
   it('creates the journal, payments and stock tables', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 3);
-    template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'paymentId', KeyType: 'HASH' }] });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'paymentId', KeyType: 'HASH' }],
+    });
     template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'sku', KeyType: 'HASH' }] });
   });
 
   it('feeds the order-events queue from the outbox', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ IDEMKIT_OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^OrderEventsQueue') } }) },
+      Environment: {
+        Variables: Match.objectLike({ IDEMKIT_OUTBOX_QUEUE_URL: { Ref: Match.stringLikeRegexp('^OrderEventsQueue') } }),
+      },
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
-        Variables: Match.objectLike({ IDEMKIT_CONSUMER: 'order-events', STOCK_TABLE_NAME: { Ref: Match.stringLikeRegexp('^StockTable') } }),
+        Variables: Match.objectLike({
+          IDEMKIT_CONSUMER: 'order-events',
+          STOCK_TABLE_NAME: { Ref: Match.stringLikeRegexp('^StockTable') },
+        }),
       },
     });
   });
@@ -88,11 +95,16 @@ describe('PaymentsServiceStack', () => {
       policyStatements(template)
         .filter(({ policyId }) => id.test(policyId))
         .filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('dynamodb:')))
-        .map(({ statement }) => ({ actions: actionsOf(statement).sort(), resource: JSON.stringify(statement.Resource) }));
+        .map(({ statement }) => ({
+          actions: actionsOf(statement).sort(),
+          resource: JSON.stringify(statement.Resource),
+        }));
     expect(byPolicy(/^ApiCreatePayment/)).toEqual(
       expect.arrayContaining([{ actions: ['dynamodb:PutItem'], resource: expect.stringContaining('PaymentsTable') }]),
     );
-    expect(byPolicy(/^ApiGetPayment/)).toEqual([{ actions: ['dynamodb:GetItem'], resource: expect.stringContaining('PaymentsTable') }]);
+    expect(byPolicy(/^ApiGetPayment/)).toEqual([
+      { actions: ['dynamodb:GetItem'], resource: expect.stringContaining('PaymentsTable') },
+    ]);
     expect(byPolicy(/^ApiCreateRefund/)).toEqual(
       expect.arrayContaining([
         { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: expect.stringContaining('PaymentsTable') },
@@ -114,7 +126,11 @@ describe('PaymentsServiceStack', () => {
 
   it('builds a dashboard with alarms for every guarded operation and the consumer', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    for (const filter of ["Operation = 'POST /payments'", "Operation = 'POST /payments/{id}/refunds'", "Consumer = 'order-events'"]) {
+    for (const filter of [
+      "Operation = 'POST /payments'",
+      "Operation = 'POST /payments/{id}/refunds'",
+      "Consumer = 'order-events'",
+    ]) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Metrics: [Match.objectLike({ Expression: Match.stringLikeRegexp(`WHERE ${filter.replace(/[{}/]/g, '.')}`) })],
       });

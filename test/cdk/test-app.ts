@@ -21,7 +21,9 @@ export const CONSUMER_ENTRY = exampleHandlerEntry('order-events-consumer');
 export const DISPATCHER_ENTRY = exampleHandlerEntry('outbox-dispatcher');
 
 /** Every IAM policy statement of the template, with the logical id of its policy and the roles it is attached to. */
-export function policyStatements(template: Template): Array<{ policyId: string; roles: unknown[]; statement: Record<string, unknown> }> {
+export function policyStatements(
+  template: Template,
+): Array<{ policyId: string; roles: unknown[]; statement: Record<string, unknown> }> {
   const policies = template.findResources('AWS::IAM::Policy');
   return Object.entries(policies).flatMap(([policyId, policy]) =>
     (policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]).map((statement) => ({

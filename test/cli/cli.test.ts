@@ -54,7 +54,13 @@ describe('idemkit operator CLI', () => {
   });
 
   it('says so when there are no credentials', async () => {
-    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY, profile: process.env.AWS_PROFILE, files: process.env.AWS_SHARED_CREDENTIALS_FILE, config: process.env.AWS_CONFIG_FILE };
+    const saved = {
+      id: process.env.AWS_ACCESS_KEY_ID,
+      secret: process.env.AWS_SECRET_ACCESS_KEY,
+      profile: process.env.AWS_PROFILE,
+      files: process.env.AWS_SHARED_CREDENTIALS_FILE,
+      config: process.env.AWS_CONFIG_FILE,
+    };
     delete process.env.AWS_ACCESS_KEY_ID;
     delete process.env.AWS_SECRET_ACCESS_KEY;
     process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/credentials';
@@ -81,7 +87,17 @@ describe('idemkit operator CLI', () => {
   });
 
   it('asks for exactly one resolution', async () => {
-    const out = await cli('--table', tableName, '--endpoint', endpoint, 'resolve', 'req#x', '--released', '--completed', '{}');
+    const out = await cli(
+      '--table',
+      tableName,
+      '--endpoint',
+      endpoint,
+      'resolve',
+      'req#x',
+      '--released',
+      '--completed',
+      '{}',
+    );
     expect(out.code).toBe(1);
     expect(out.text).toMatch(/exactly one of/);
   });

@@ -9,7 +9,11 @@ import { createJournalTable, localClient } from '../support/dynamodb.js';
 async function actionsCalledBy(body: () => Promise<void>): Promise<Set<string>> {
   const called = new Set<string>();
   const original = Client.prototype.send as (...args: unknown[]) => unknown;
-  const spy = jest.spyOn(Client.prototype, 'send').mockImplementation(function record(this: unknown, command: object, ...rest: unknown[]) {
+  const spy = jest.spyOn(Client.prototype, 'send').mockImplementation(function record(
+    this: unknown,
+    command: object,
+    ...rest: unknown[]
+  ) {
     called.add(`dynamodb:${command.constructor.name.replace(/Command$/, '')}`);
     return original.apply(this, [command, ...rest]);
   } as never);
@@ -48,7 +52,17 @@ describe('OPERATOR_ACTIONS, the operator CLI grant', () => {
       expect(await cli(...target, 'inspect', completed)).toBe(0);
     });
 
-    expect(called).toEqual(new Set(['dynamodb:DescribeTable', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem']));
+    expect(called).toEqual(
+      new Set([
+        'dynamodb:DescribeTable',
+        'dynamodb:Scan',
+        'dynamodb:GetItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:BatchGetItem',
+      ]),
+    );
     expect([...called].filter((action) => !OPERATOR_ACTIONS.includes(action))).toEqual([]);
   });
 });

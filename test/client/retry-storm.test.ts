@@ -13,12 +13,15 @@ function windowAllowance(firstAttempts: number): number {
 describe('retry storm against a 4 s brownout', () => {
   // "After the first wave" excludes bucket 0 ([0, 100 ms)), in which all 1,000 clients send
   // their first attempt whatever the strategy; see RetryStormResult.peakAfterFirstWave.
-  it.each([1, 2, 3, 42, 1_234])('keeps the peak per 100 ms at least 3× lower with jitter and a budget than with fixed delays (seed %i)', (seed) => {
-    const fixed = simulateRetryStorm({ ...SCENARIO, strategy: 'fixed', seed });
-    const jitterBudget = simulateRetryStorm({ ...SCENARIO, strategy: 'jitter-budget', seed });
+  it.each([1, 2, 3, 42, 1_234])(
+    'keeps the peak per 100 ms at least 3× lower with jitter and a budget than with fixed delays (seed %i)',
+    (seed) => {
+      const fixed = simulateRetryStorm({ ...SCENARIO, strategy: 'fixed', seed });
+      const jitterBudget = simulateRetryStorm({ ...SCENARIO, strategy: 'jitter-budget', seed });
 
-    expect(fixed.peakAfterFirstWave).toBeGreaterThanOrEqual(3 * jitterBudget.peakAfterFirstWave);
-  });
+      expect(fixed.peakAfterFirstWave).toBeGreaterThanOrEqual(3 * jitterBudget.peakAfterFirstWave);
+    },
+  );
 
   it('sends every fixed-delay retry wave in a single 100 ms bucket', () => {
     const fixed = simulateRetryStorm({ ...SCENARIO, strategy: 'fixed', seed: 42 });
@@ -65,7 +68,9 @@ describe('retry storm against a 4 s brownout', () => {
   });
 
   it('charts one line per strategy', () => {
-    const runs = (['fixed', 'jitter-budget'] as const).map((strategy) => simulateRetryStorm({ ...SCENARIO, strategy, seed: 42 }));
+    const runs = (['fixed', 'jitter-budget'] as const).map((strategy) =>
+      simulateRetryStorm({ ...SCENARIO, strategy, seed: 42 }),
+    );
 
     const svg = renderRetryStormChart(runs, { brownoutMs: SCENARIO.brownoutMs });
 

@@ -71,7 +71,11 @@ describe('retry', () => {
     const isRetryable = jest.fn((outcome: unknown) => outcome === 'busy');
     let calls = 0;
 
-    const result = await retry(async () => (++calls < 3 ? 'busy' : 'done'), { isRetryable, sleep: time.sleep, clock: time.clock });
+    const result = await retry(async () => (++calls < 3 ? 'busy' : 'done'), {
+      isRetryable,
+      sleep: time.sleep,
+      clock: time.clock,
+    });
 
     expect(result).toBe('done');
     expect(isRetryable.mock.calls).toEqual([
@@ -85,7 +89,13 @@ describe('retry', () => {
     const time = fakeTime();
     const fn = scripted(unavailable());
 
-    await retry(fn, { maxAttempts: 5, baseDelayMs: 100, random: () => 0.999_999, sleep: time.sleep, clock: time.clock });
+    await retry(fn, {
+      maxAttempts: 5,
+      baseDelayMs: 100,
+      random: () => 0.999_999,
+      sleep: time.sleep,
+      clock: time.clock,
+    });
 
     expect(time.delaysMs).toEqual([100, 200, 400, 800]);
   });
@@ -139,7 +149,12 @@ describe('retry', () => {
     const time = fakeTime();
     const fn = scripted(unavailable({ 'Retry-After': '5' }), created());
 
-    const response = await retry(fn, { deadlineMs: 2_000, maxRetryAfterMs: 60_000, sleep: time.sleep, clock: time.clock });
+    const response = await retry(fn, {
+      deadlineMs: 2_000,
+      maxRetryAfterMs: 60_000,
+      sleep: time.sleep,
+      clock: time.clock,
+    });
 
     expect(response.status).toBe(503);
     expect(fn).toHaveBeenCalledTimes(1);
@@ -162,7 +177,12 @@ describe('retry', () => {
     const contexts: RetryContext[] = [];
     const failure = unavailable();
 
-    await retry(scripted(failure, created()), { random: () => 0.5, onRetry: (c) => void contexts.push(c), sleep: time.sleep, clock: time.clock });
+    await retry(scripted(failure, created()), {
+      random: () => 0.5,
+      onRetry: (c) => void contexts.push(c),
+      sleep: time.sleep,
+      clock: time.clock,
+    });
 
     expect(contexts).toEqual([{ attempt: 1, delayMs: 50, elapsedMs: 0, errorOrResult: failure }]);
     expect(Object.isFrozen(contexts[0])).toBe(true);
@@ -179,7 +199,13 @@ describe('retry with an AbortSignal', () => {
     });
     const startedAtMs = Date.now();
 
-    const call = retry(fn, { baseDelayMs: 60_000, maxDelayMs: 60_000, deadlineMs: Infinity, random: () => 0.999, signal: controller.signal });
+    const call = retry(fn, {
+      baseDelayMs: 60_000,
+      maxDelayMs: 60_000,
+      deadlineMs: Infinity,
+      random: () => 0.999,
+      signal: controller.signal,
+    });
 
     await expect(call).rejects.toBe(reason);
     expect(Date.now() - startedAtMs).toBeLessThan(5_000);

@@ -2,7 +2,10 @@ import { isRetryableByDefault } from '../../src/client/index.js';
 import { InProgressError, JournalUnavailableError, PayloadMismatchError } from '../../src/core/index.js';
 
 function problem(status: number, type: string, contentType = 'application/problem+json'): Response {
-  return new Response(JSON.stringify({ type, title: 'x', status }), { status, headers: { 'content-type': contentType } });
+  return new Response(JSON.stringify({ type, title: 'x', status }), {
+    status,
+    headers: { 'content-type': contentType },
+  });
 }
 
 describe('isRetryableByDefault', () => {
@@ -42,7 +45,10 @@ describe('isRetryableByDefault', () => {
   });
 
   it.each([
-    ['a fetch network failure', new TypeError('fetch failed', { cause: Object.assign(new Error('read'), { code: 'ECONNRESET' }) })],
+    [
+      'a fetch network failure',
+      new TypeError('fetch failed', { cause: Object.assign(new Error('read'), { code: 'ECONNRESET' }) }),
+    ],
     ['a browser network failure', new TypeError('Failed to fetch')],
     ['a socket error code', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
     ['a timeout', new DOMException('The operation timed out', 'TimeoutError')],

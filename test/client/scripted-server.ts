@@ -10,9 +10,7 @@ export interface SeenRequest {
 
 /** How the server answers one request: a status with headers and body, or a misbehaviour. */
 export type Reply =
-  | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string }
-  | 'hang'
-  | 'reset';
+  { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string } | 'hang' | 'reset';
 
 /** A loopback HTTP server that answers each request with the next scripted reply. */
 export interface ScriptedServer {
@@ -34,7 +32,11 @@ export async function startScriptedServer(replies: readonly Reply[]): Promise<Sc
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      requests.push({ method: request.method ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        method: request.method ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       answer(replies[Math.min(requests.length, replies.length) - 1]!, response);
     });
   });

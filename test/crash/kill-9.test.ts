@@ -13,7 +13,14 @@ const WORKER = join(__dirname, 'fixtures/crash-worker.ts');
 /** Runs the worker until it reaches `phase`, then kills it with SIGKILL. */
 async function crashAt(phase: 'before-effect' | 'after-effect', tableName: string, key: string): Promise<void> {
   const child = spawn(TSX, [WORKER], {
-    env: { ...process.env, ENDPOINT: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT, TABLE: tableName, KEY: key, PHASE: phase, LEASE_MS: String(LEASE_MS) },
+    env: {
+      ...process.env,
+      ENDPOINT: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT,
+      TABLE: tableName,
+      KEY: key,
+      PHASE: phase,
+      LEASE_MS: String(LEASE_MS),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -34,7 +41,10 @@ describe('a process killed with SIGKILL inside the handler', () => {
   let journal: DynamoDBJournal;
   const cli = async (...args: string[]) => {
     const out: string[] = [];
-    const code = await runCli(['--table', tableName, '--endpoint', process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT!, ...args], { out: (t) => out.push(t), err: (t) => out.push(t) });
+    const code = await runCli(
+      ['--table', tableName, '--endpoint', process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT!, ...args],
+      { out: (t) => out.push(t), err: (t) => out.push(t) },
+    );
     return { code, text: out.join('\n') };
   };
   beforeAll(async () => {
@@ -45,7 +55,10 @@ describe('a process killed with SIGKILL inside the handler', () => {
   it('before beginEffect: the retry after the lease runs the handler again', async () => {
     await crashAt('before-effect', tableName, 'kill-before');
     let runs = 0;
-    const answer = await guard(async () => ({ statusCode: 201, body: `run ${++runs}` }), journal)(httpEvent({ key: 'kill-before', body: { amount: 1250 } }));
+    const answer = await guard(
+      async () => ({ statusCode: 201, body: `run ${++runs}` }),
+      journal,
+    )(httpEvent({ key: 'kill-before', body: { amount: 1250 } }));
     expect(answer).toMatchObject({ statusCode: 201, body: 'run 1' });
     expect((await journal.get(requestPk('-', 'POST /payments', 'kill-before')))?.attempt).toBe(2);
   }, 30_000);
@@ -57,7 +70,10 @@ describe('a process killed with SIGKILL inside the handler', () => {
     const answer = await guard(handler, journal, {
       recover: async (scope) => {
         seen.push({ recovering: scope.recovering, evidence: scope.evidence, attempt: scope.attempt });
-        return { outcome: 'completed', response: { statusCode: 201, body: JSON.stringify({ chargeId: scope.evidence.chargeId }) } };
+        return {
+          outcome: 'completed',
+          response: { statusCode: 201, body: JSON.stringify({ chargeId: scope.evidence.chargeId }) },
+        };
       },
     })(httpEvent({ key: 'kill-recover', body: { amount: 1250 } }));
     expect(seen).toEqual([{ recovering: true, evidence: { chargeId: 'ch_123' }, attempt: 2 }]);
@@ -75,8 +91,15 @@ describe('a process killed with SIGKILL inside the handler', () => {
     const pk = requestPk('-', 'POST /payments', 'kill-unknown');
     const stuck = await cli('stuck');
     expect(stuck.code).toBe(0);
-    expect(stuck.text).toMatch(new RegExp(`${pk.replace(/[#/]/g, '.')}\\s+UNKNOWN\\s+1\\s+-\\s+charge\\s+chargeId=ch_123`));
-    const resolved = await cli('resolve', pk, '--completed', '{"statusCode":201,"body":"{\\"chargeId\\":\\"ch_123\\"}"}');
+    expect(stuck.text).toMatch(
+      new RegExp(`${pk.replace(/[#/]/g, '.')}\\s+UNKNOWN\\s+1\\s+-\\s+charge\\s+chargeId=ch_123`),
+    );
+    const resolved = await cli(
+      'resolve',
+      pk,
+      '--completed',
+      '{"statusCode":201,"body":"{\\"chargeId\\":\\"ch_123\\"}"}',
+    );
     expect(resolved).toMatchObject({ code: 0 });
     const replay = await guarded(httpEvent({ key: 'kill-unknown', body: { amount: 1250 } }));
     expect(replay).toMatchObject({ statusCode: 201, body: '{"chargeId":"ch_123"}' });

@@ -12,7 +12,8 @@ describe('large responses on DynamoDB Local', () => {
   beforeAll(async () => {
     journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
   });
-  const item = async (pk: string) => (await doc.send(new GetCommand({ TableName: journal.tableName, Key: { pk }, ConsistentRead: true }))).Item;
+  const item = async (pk: string) =>
+    (await doc.send(new GetCommand({ TableName: journal.tableName, Key: { pk }, ConsistentRead: true }))).Item;
 
   it('replays a 5 MB response with identical bytes, split across chunk items', async () => {
     // Base64 of random bytes barely compresses, so it must be chunked.
@@ -25,7 +26,10 @@ describe('large responses on DynamoDB Local', () => {
     }, journal);
     await handler(httpEvent({ key: 'big-5mb', body: {} }));
     const counter = countCalls(client);
-    const replay = await guard(handler as never, new DynamoDBJournal({ tableName: journal.tableName, client }))(httpEvent({ key: 'big-5mb', body: {} }));
+    const replay = await guard(
+      handler as never,
+      new DynamoDBJournal({ tableName: journal.tableName, client }),
+    )(httpEvent({ key: 'big-5mb', body: {} }));
     expect(replay.body).toBe(body);
     expect(replay.isBase64Encoded).toBe(true);
     expect(runs).toBe(1);
@@ -34,10 +38,18 @@ describe('large responses on DynamoDB Local', () => {
   }, 60_000);
 
   it('stores a 1 MB JSON response gzip-compressed in the record', async () => {
-    const rows = Array.from({ length: 15_000 }, (_, i) => ({ id: `row-${i}`, amount: i * 100, currency: 'EUR', status: 'settled' }));
+    const rows = Array.from({ length: 15_000 }, (_, i) => ({
+      id: `row-${i}`,
+      amount: i * 100,
+      currency: 'EUR',
+      status: 'settled',
+    }));
     const body = JSON.stringify(rows);
     expect(body.length).toBeGreaterThan(700_000);
-    const handler = guard(async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body }), journal);
+    const handler = guard(
+      async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body }),
+      journal,
+    );
     await handler(httpEvent({ key: 'big-1mb', body: {} }));
     const stored = await item(requestPk('-', 'POST /payments', 'big-1mb'));
     expect(stored?.responseEncoding).toBe('gzip');

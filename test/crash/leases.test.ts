@@ -1,5 +1,12 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, LeaseLostError, RecordStatus, idempotencyOf, makeIdempotent, requestPk } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  LeaseLostError,
+  RecordStatus,
+  idempotencyOf,
+  makeIdempotent,
+  requestPk,
+} from '../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
 import { guard } from '../http/guarded-handler.js';
@@ -15,7 +22,8 @@ describe('fenced leases on DynamoDB Local', () => {
     journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
     counters = await createTable(client, 'counters');
   });
-  const counter = async (pk: string) => (await doc.send(new GetCommand({ TableName: counters, Key: { pk }, ConsistentRead: true }))).Item?.count;
+  const counter = async (pk: string) =>
+    (await doc.send(new GetCommand({ TableName: counters, Key: { pk }, ConsistentRead: true }))).Item?.count;
 
   it('refuses a stalled attempt after a takeover: the stored outcome is the new owner’s and the staged write lands once', async () => {
     const gates: Array<() => void> = [];
@@ -23,7 +31,15 @@ describe('fenced leases on DynamoDB Local', () => {
     const charge = makeIdempotent(
       async (input: { id: string; who: string }, context) => {
         derived.push(idempotencyOf(context).deriveKey('charge'));
-        idempotencyOf(context).stage({ Update: { TableName: counters, Key: { pk: input.id }, UpdateExpression: 'ADD #c :one', ExpressionAttributeNames: { '#c': 'count' }, ExpressionAttributeValues: { ':one': 1 } } });
+        idempotencyOf(context).stage({
+          Update: {
+            TableName: counters,
+            Key: { pk: input.id },
+            UpdateExpression: 'ADD #c :one',
+            ExpressionAttributeNames: { '#c': 'count' },
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        });
         if (input.who === 'A') await new Promise<void>((resolve) => gates.push(resolve));
         return { chargedBy: input.who };
       },
@@ -38,7 +54,11 @@ describe('fenced leases on DynamoDB Local', () => {
     expect(await counter('stall-1')).toBe(1);
     expect(derived[1]).toBe(derived[0]); // a takeover keeps the downstream key
     const record = await journal.get(requestPk('-', 'charge', 'stall-1'));
-    expect(record).toMatchObject({ status: RecordStatus.completed, attempt: 2, response: { value: { chargedBy: 'B' } } });
+    expect(record).toMatchObject({
+      status: RecordStatus.completed,
+      attempt: 2,
+      response: { value: { chargedBy: 'B' } },
+    });
   });
 
   it('keeps a long handler’s lease alive past leaseMs with heartbeat', async () => {
@@ -110,7 +130,14 @@ describe('fenced leases on DynamoDB Local', () => {
         if (input.fail) throw new Error('retry me');
         return 'ok';
       },
-      { journal: clocked, operation: 'derive', key: (input) => input.id, fingerprint: (input) => input.id, ttlSeconds: 60, clock: () => clock.now },
+      {
+        journal: clocked,
+        operation: 'derive',
+        key: (input) => input.id,
+        fingerprint: (input) => input.id,
+        ttlSeconds: 60,
+        clock: () => clock.now,
+      },
     );
     await expect(fn({ id: 'd-1', fail: true })).rejects.toThrow();
     await fn({ id: 'd-1', fail: false });
@@ -139,16 +166,20 @@ describe('a handler whose own fenced write is refused', () => {
     const client = localClient();
     const journal = new DynamoDBJournal({ tableName: await createJournalTable(client), client });
     let stalled = true;
-    const handler = guard(async (_event: unknown, context?: unknown) => {
-      const scope = idempotencyOf(context as object);
-      if (stalled) {
-        stalled = false;
-        await sleep(400);
-        await scope.recordEvidence({ chargeId: 'ch_stale' });
-        return { statusCode: 201, body: 'stale' };
-      }
-      return { statusCode: 201, body: 'fresh' };
-    }, journal, { leaseMs: 250 });
+    const handler = guard(
+      async (_event: unknown, context?: unknown) => {
+        const scope = idempotencyOf(context as object);
+        if (stalled) {
+          stalled = false;
+          await sleep(400);
+          await scope.recordEvidence({ chargeId: 'ch_stale' });
+          return { statusCode: 201, body: 'stale' };
+        }
+        return { statusCode: 201, body: 'fresh' };
+      },
+      journal,
+      { leaseMs: 250 },
+    );
     const stale = handler(httpEvent({ key: 'refused-write', body: {} }));
     await sleep(300);
     expect((await handler(httpEvent({ key: 'refused-write', body: {} }))).body).toBe('fresh');

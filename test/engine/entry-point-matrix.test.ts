@@ -6,12 +6,20 @@
  */
 import middy from '@middy/core';
 import type { SQSEvent } from 'aws-lambda';
-import { DynamoDBJournal, httpIdempotency, idempotencyOf, IdempotencyError, makeIdempotent, sqsConsumer } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  httpIdempotency,
+  idempotencyOf,
+  IdempotencyError,
+  makeIdempotent,
+  sqsConsumer,
+} from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 
 /** What an attempt answered, in terms all three entry points share. */
-type Answer = { readonly ok: true; readonly replayed: boolean } | { readonly ok: false; readonly code: string | undefined };
+type Answer =
+  { readonly ok: true; readonly replayed: boolean } | { readonly ok: false; readonly code: string | undefined };
 
 /** How the guarded handler behaves on its next run. */
 interface Behaviour {
@@ -44,9 +52,10 @@ async function guardedRun(behaviour: Behaviour, context: object): Promise<{ amou
 
 function drivers(journal: DynamoDBJournal, behaviour: Behaviour): Driver[] {
   const shared = { journal, clock, leaseMs: 1_000 };
-  const http = middy(async (_event: unknown, context: object) => ({ statusCode: 201, body: JSON.stringify(await guardedRun(behaviour, context)) })).use(
-    httpIdempotency({ ...shared, operation: 'pay' }),
-  );
+  const http = middy(async (_event: unknown, context: object) => ({
+    statusCode: 201,
+    body: JSON.stringify(await guardedRun(behaviour, context)),
+  })).use(httpIdempotency({ ...shared, operation: 'pay' }));
   const fn = makeIdempotent(async (_input: { key?: string }, context: object) => guardedRun(behaviour, context), {
     ...shared,
     operation: 'pay',
@@ -61,7 +70,10 @@ function drivers(journal: DynamoDBJournal, behaviour: Behaviour): Driver[] {
       ...shared,
       consumer: 'payments',
       messageId: (record) => JSON.parse(record.body).key,
-      logger: { info: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>), error: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>) },
+      logger: {
+        info: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>),
+        error: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>),
+      },
     },
   );
   return [
@@ -75,7 +87,8 @@ function drivers(journal: DynamoDBJournal, behaviour: Behaviour): Driver[] {
           // No error-handler middleware here: the handler's own error reaches the caller (Lambda answers 502).
           return { ok: false, code: error instanceof IdempotencyError ? error.code : undefined };
         }
-        if (response.statusCode < 300) return { ok: true, replayed: response.headers?.['Idempotent-Replayed'] === 'true' };
+        if (response.statusCode < 300)
+          return { ok: true, replayed: response.headers?.['Idempotent-Replayed'] === 'true' };
         return { ok: false, code: String(JSON.parse(response.body).type).replace('urn:idemkit:problem:', '') };
       },
     },
@@ -96,7 +109,9 @@ function drivers(journal: DynamoDBJournal, behaviour: Behaviour): Driver[] {
       async send(key, payload) {
         const runsBefore = behaviour.runs;
         failures.length = 0;
-        const event = { Records: [{ messageId: `m-${Math.random()}`, body: JSON.stringify({ key, ...payload }), attributes: {} }] } as unknown as SQSEvent;
+        const event = {
+          Records: [{ messageId: `m-${Math.random()}`, body: JSON.stringify({ key, ...payload }), attributes: {} }],
+        } as unknown as SQSEvent;
         const result = await consumer(event, lambdaContext());
         if (result.batchItemFailures.length === 0) return { ok: true, replayed: behaviour.runs === runsBefore };
         return { ok: false, code: failures[0]?.error_code as string | undefined };

@@ -1,9 +1,22 @@
 import middy from '@middy/core';
-import { MemoryJournal, fingerprintOf, httpIdempotency, idempotencyOf, makeIdempotent, type MetricsSink } from '../../src/index.js';
+import {
+  MemoryJournal,
+  fingerprintOf,
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  type MetricsSink,
+} from '../../src/index.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 
 const countingMetrics = (names: string[]): MetricsSink =>
-  ({ singleMetric: () => ({ addDimension: () => undefined, addMetric: (name: string) => names.push(name), clearDefaultDimensions: () => undefined }) }) as never;
+  ({
+    singleMetric: () => ({
+      addDimension: () => undefined,
+      addMetric: (name: string) => names.push(name),
+      clearDefaultDimensions: () => undefined,
+    }),
+  }) as never;
 
 describe('races between a retry and the attempt it finds', () => {
   it('replays the outcome when the original attempt completes just before the retry marks it UNKNOWN', async () => {
@@ -15,11 +28,22 @@ describe('races between a retry and the attempt it finds', () => {
       }
     }
     const journal = new RacyJournal({ clock: () => clock.now });
-    const reserved = await journal.reserve({ pk: 'req#-#op#k', fingerprint: fingerprintOf({ id: 'k' }), leaseMs: 1000, ttlSeconds: 3600 });
+    const reserved = await journal.reserve({
+      pk: 'req#-#op#k',
+      fingerprint: fingerprintOf({ id: 'k' }),
+      leaseMs: 1000,
+      ttlSeconds: 3600,
+    });
     await journal.beginEffect('req#-#op#k', reserved.record.leaseToken, 'charge');
     clock.now += 2_000;
     const metrics: string[] = [];
-    const retry = makeIdempotent(async () => ({ by: 'retry' }), { journal, operation: 'op', key: (i: { id: string }) => i.id, clock: () => clock.now, metrics: countingMetrics(metrics) });
+    const retry = makeIdempotent(async () => ({ by: 'retry' }), {
+      journal,
+      operation: 'op',
+      key: (i: { id: string }) => i.id,
+      clock: () => clock.now,
+      metrics: countingMetrics(metrics),
+    });
     expect(await retry({ id: 'k' })).toEqual({ by: 'original' });
     expect(metrics).not.toContain('UnknownAfterEffect');
   });
@@ -41,7 +65,14 @@ describe('a recover hook answering completed over HTTP', () => {
     const recovering = middy(async (): Promise<any> => ({ statusCode: 500, body: 'not run' })).use(
       httpIdempotency({
         ...options,
-        recover: async () => ({ outcome: 'completed', response: { statusCode: 201, headers: { location: '/p/1', 'set-cookie': 'session=secret' }, body: 'recovered' } }),
+        recover: async () => ({
+          outcome: 'completed',
+          response: {
+            statusCode: 201,
+            headers: { location: '/p/1', 'set-cookie': 'session=secret' },
+            body: 'recovered',
+          },
+        }),
       }),
     );
     const first = await recovering(httpEvent({ key: 'recover-1', body: {} }), lambdaContext());
@@ -55,7 +86,11 @@ describe('a recover hook answering completed over HTTP', () => {
 
 describe('a guarded function called from a guarded handler', () => {
   const journal = new MemoryJournal();
-  const reserveStock = makeIdempotent(async (order: { id: string; qty: number }) => ({ reserved: order.qty }), { journal, operation: 'reserveStock', key: (o) => o.id });
+  const reserveStock = makeIdempotent(async (order: { id: string; qty: number }) => ({ reserved: order.qty }), {
+    journal,
+    operation: 'reserveStock',
+    key: (o) => o.id,
+  });
   const handler = middy(async (event: any, context: object) => {
     const outer = idempotencyOf(context).key;
     const body = JSON.parse(event.body);
@@ -69,7 +104,10 @@ describe('a guarded function called from a guarded handler', () => {
   });
 
   it('does not answer the outer request with the inner guard’s mismatch', async () => {
-    const answer = await handler(httpEvent({ key: 'outer-2', body: { orderId: 'o-1', qty: 3 } }), lambdaContext()).catch((error) => error);
+    const answer = await handler(
+      httpEvent({ key: 'outer-2', body: { orderId: 'o-1', qty: 3 } }),
+      lambdaContext(),
+    ).catch((error) => error);
     expect(answer.statusCode).not.toBe(422);
     expect(answer).toMatchObject({ code: 'idempotency-key-reused' });
   });

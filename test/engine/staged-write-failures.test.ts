@@ -2,7 +2,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { PutItemCommand, ResourceNotFoundException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
-import { RecordStatus, StagedWriteError, httpIdempotency, idempotencyOf, makeIdempotent, messagePk } from '../../src/index.js';
+import {
+  RecordStatus,
+  StagedWriteError,
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  messagePk,
+} from '../../src/index.js';
 import { createTable } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { sqsRecord } from '../support/sqs.js';
@@ -10,7 +17,12 @@ import { localJournal } from '../sqs/consumer-fixtures.js';
 
 /** An `order.confirmed` message as the outbox dispatcher sends it. */
 function orderConfirmed(eventId: string) {
-  const body = JSON.stringify({ eventId, type: 'order.confirmed', detail: { paymentId: 'pay_1', items: [{ sku: 'sku-red-mug', quantity: 2 }] }, occurredAt: '2025-03-01T10:00:00.000Z' });
+  const body = JSON.stringify({
+    eventId,
+    type: 'order.confirmed',
+    detail: { paymentId: 'pay_1', items: [{ sku: 'sku-red-mug', quantity: 2 }] },
+    occurredAt: '2025-03-01T10:00:00.000Z',
+  });
   return sqsRecord(body, { attributes: { eventId } });
 }
 
@@ -20,7 +32,9 @@ function keptLogger() {
   const error = jest.spyOn(logger, 'error');
   const info = jest.spyOn(logger, 'info');
   const lines = (message: string) =>
-    [...error.mock.calls, ...info.mock.calls].filter((call) => call[0] === message).map((call) => call[1] as unknown as Record<string, unknown>);
+    [...error.mock.calls, ...info.mock.calls]
+      .filter((call) => call[0] === message)
+      .map((call) => call[1] as unknown as Record<string, unknown>);
   return { logger, lines };
 }
 
@@ -28,7 +42,11 @@ describe('a staged write refused on its own table', () => {
   it('releases the example order-events consumer record when the stock table is missing, logs the real cause and lets a redelivery run again', async () => {
     const { journal } = await localJournal();
     const { logger, lines } = keptLogger();
-    const consumer = createOrderEventsConsumer({ journal, stockTable: 'stock-table-that-does-not-exist', guardOptions: { logger } });
+    const consumer = createOrderEventsConsumer({
+      journal,
+      stockTable: 'stock-table-that-does-not-exist',
+      guardOptions: { logger },
+    });
     const record = orderConfirmed('evt-missing-stock');
 
     const first = await consumer({ Records: [record] }, lambdaContext());
@@ -39,14 +57,22 @@ describe('a staged write refused on its own table', () => {
     expect(await journal.get(messagePk('order-events', 'evt-missing-stock'))).toBeUndefined();
     const reported = lines('sqs record reported as failed');
     expect(reported.map((line) => line.idempotency_status)).toEqual(['released', 'released']);
-    expect(reported[0]).toMatchObject({ error_code: 'staged-write-failed', reason: expect.stringMatching(/table stock-table-that-does-not-exist.*ResourceNotFoundException/) });
-    expect(lines('idempotency attempt failed')[0]).toMatchObject({ idempotency_status: 'released', error: expect.any(StagedWriteError) });
+    expect(reported[0]).toMatchObject({
+      error_code: 'staged-write-failed',
+      reason: expect.stringMatching(/table stock-table-that-does-not-exist.*ResourceNotFoundException/),
+    });
+    expect(lines('idempotency attempt failed')[0]).toMatchObject({
+      idempotency_status: 'released',
+      error: expect.any(StagedWriteError),
+    });
   });
 
   it('commits the stock reservation once the table exists', async () => {
     const { journal, client } = await localJournal();
     const stockTable = await createTable(client, 'stock', 'sku');
-    await client.send(new PutItemCommand({ TableName: stockTable, Item: { sku: { S: 'sku-red-mug' }, available: { N: '5' } } }));
+    await client.send(
+      new PutItemCommand({ TableName: stockTable, Item: { sku: { S: 'sku-red-mug' }, available: { N: '5' } } }),
+    );
     const consumer = createOrderEventsConsumer({ journal, stockTable });
 
     const answer = await consumer({ Records: [orderConfirmed('evt-with-stock')] }, lambdaContext());
@@ -62,10 +88,20 @@ describe('a staged write refused on its own table', () => {
     const handler = middy(async (_event: unknown, context: { awsRequestId: string }) => {
       runs++;
       // The item has no `available` attribute: DynamoDB refuses the update expression.
-      idempotencyOf(context).stage({ Update: { TableName: stockTable, Key: { sku: 'absent' }, UpdateExpression: 'SET available = available - :q', ExpressionAttributeValues: { ':q': 1 } } });
+      idempotencyOf(context).stage({
+        Update: {
+          TableName: stockTable,
+          Key: { sku: 'absent' },
+          UpdateExpression: 'SET available = available - :q',
+          ExpressionAttributeValues: { ':q': 1 },
+        },
+      });
       return { statusCode: 201, body: '{}' };
     }).use(httpIdempotency({ journal }));
-    const send = () => handler(httpEvent({ key: 'stage-validation', body: { sku: 'absent' } }) as never, lambdaContext()).catch((error: unknown) => error);
+    const send = () =>
+      handler(httpEvent({ key: 'stage-validation', body: { sku: 'absent' } }) as never, lambdaContext()).catch(
+        (error: unknown) => error,
+      );
 
     const first = await send();
     const retry = await send();
@@ -102,9 +138,14 @@ describe('a staged write refused on its own table', () => {
       (next, context) => async (args) => {
         if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
         throw new TransactionCanceledException({
-          message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, ValidationError]',
+          message:
+            'Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, ValidationError]',
           $metadata: { httpStatusCode: 400 },
-          CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'ValidationError', Message: 'An operand in the update expression has an incorrect data type' }],
+          CancellationReasons: [
+            { Code: 'None' },
+            { Code: 'None' },
+            { Code: 'ValidationError', Message: 'An operand in the update expression has an incorrect data type' },
+          ],
         });
       },
       { step: 'finalizeRequest', name: 'cancel-with-validation-error' },
@@ -113,7 +154,14 @@ describe('a staged write refused on its own table', () => {
       async (_input: { key: string }, context) => {
         const guard = idempotencyOf(context);
         guard.stage({ Put: { TableName: stockTable, Item: { sku: 'a', available: 1 } } });
-        guard.stage({ Update: { TableName: stockTable, Key: { sku: 'b' }, UpdateExpression: 'SET available = available - :q', ExpressionAttributeValues: { ':q': 1 } } });
+        guard.stage({
+          Update: {
+            TableName: stockTable,
+            Key: { sku: 'b' },
+            UpdateExpression: 'SET available = available - :q',
+            ExpressionAttributeValues: { ':q': 1 },
+          },
+        });
         return 'reserved';
       },
       { journal, operation: 'reserve', key: (input) => input.key },
@@ -123,7 +171,9 @@ describe('a staged write refused on its own table', () => {
 
     expect(error).toBeInstanceOf(StagedWriteError);
     expect((error as StagedWriteError).item).toBe(`staged write #1 (table ${stockTable})`);
-    expect((error as StagedWriteError).reason).toBe('ValidationError: An operand in the update expression has an incorrect data type');
+    expect((error as StagedWriteError).reason).toBe(
+      'ValidationError: An operand in the update expression has an incorrect data type',
+    );
     expect(await journal.get('req#-#reserve#reasons-1')).toBeUndefined();
   });
 
@@ -132,7 +182,10 @@ describe('a staged write refused on its own table', () => {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
-        throw new ResourceNotFoundException({ message: 'Requested resource not found', $metadata: { httpStatusCode: 400 } });
+        throw new ResourceNotFoundException({
+          message: 'Requested resource not found',
+          $metadata: { httpStatusCode: 400 },
+        });
       },
       { step: 'finalizeRequest', name: 'journal-table-gone' },
     );

@@ -1,4 +1,11 @@
-import { DynamoDBJournal, NeedsReviewError, RecordStatus, fingerprintOf, makeIdempotent, type IdempotencyScope } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  NeedsReviewError,
+  RecordStatus,
+  fingerprintOf,
+  makeIdempotent,
+  type IdempotencyScope,
+} from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 
 const PK = 'req#-#op#k';
@@ -25,15 +32,30 @@ describe('a retry that takes over a lease whose holder began its effect after th
 
   beforeEach(async () => {
     const client = localClient();
-    journal = new EffectBeforeTakeOverJournal({ tableName: await createJournalTable(client), client, clock: () => clock.now });
-    const reserved = await journal.reserve({ pk: PK, fingerprint: fingerprintOf(INPUT), leaseMs: 1_000, ttlSeconds: 3_600 });
+    journal = new EffectBeforeTakeOverJournal({
+      tableName: await createJournalTable(client),
+      client,
+      clock: () => clock.now,
+    });
+    const reserved = await journal.reserve({
+      pk: PK,
+      fingerprint: fingerprintOf(INPUT),
+      leaseMs: 1_000,
+      ttlSeconds: 3_600,
+    });
     journal.originalToken = reserved.record.leaseToken;
     clock.now += 2_000;
   });
 
   it('does not run the handler again and leaves the record for review when there is no recover hook', async () => {
     let runs = 0;
-    const retry = makeIdempotent(async () => ++runs, { journal, operation: 'op', key: (input: { id: string }) => input.id, clock: () => clock.now, leaseMs: 1_000 });
+    const retry = makeIdempotent(async () => ++runs, {
+      journal,
+      operation: 'op',
+      key: (input: { id: string }) => input.id,
+      clock: () => clock.now,
+      leaseMs: 1_000,
+    });
 
     const answer = await retry(INPUT).catch((error: unknown) => error);
 

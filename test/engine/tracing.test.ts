@@ -37,7 +37,9 @@ describe('tracing with a tracer option', () => {
 
   it('annotates each attempt with its status and attempt number, never with the key', async () => {
     const tracer = recordingTracer();
-    const handler = middy(async () => ({ statusCode: 201, body: '{}' })).use(httpIdempotency({ journal: new DynamoDBJournal({ tableName, client }), tracer }));
+    const handler = middy(async () => ({ statusCode: 201, body: '{}' })).use(
+      httpIdempotency({ journal: new DynamoDBJournal({ tableName, client }), tracer }),
+    );
     const key = `trace-${Math.random().toString(36).slice(2)}`;
 
     await handler(httpEvent({ key, body: { a: 1 } }) as never, lambdaContext());

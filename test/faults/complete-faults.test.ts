@@ -1,6 +1,12 @@
 import { RecordStatus } from '../../src/index.js';
 import { problemType } from './support/payment-fixture.js';
-import { faultEnvironment, LEASE_MS, leaseEnds, paymentEvent, type FaultEnvironment } from './support/fault-environment.js';
+import {
+  faultEnvironment,
+  LEASE_MS,
+  leaseEnds,
+  paymentEvent,
+  type FaultEnvironment,
+} from './support/fault-environment.js';
 
 /** The handler of these tests stages its ledger write but does not begin an effect, so a retry may run it again. */
 const staged = { charge: false };
@@ -27,7 +33,11 @@ describe('faults on the completion transaction (TransactWriteItems) against Dyna
   });
 
   it('stores and answers the handler’s own outcome when the SDK retries a transaction whose answer was lost', async () => {
-    const { send, fault } = env.faulty('complete', { kind: 'lost-response' }, { maxAttempts: 3, times: 1, behaviour: staged });
+    const { send, fault } = env.faulty(
+      'complete',
+      { kind: 'lost-response' },
+      { maxAttempts: 3, times: 1, behaviour: staged },
+    );
 
     const answer = await send(paymentEvent('c-sdk-retry'));
     const replay = await env.healthy(staged)(paymentEvent('c-sdk-retry'));
@@ -58,7 +68,11 @@ describe('faults on the completion transaction (TransactWriteItems) against Dyna
   });
 
   it('fences a transaction that lands after a takeover: the late commit is refused and the retry’s outcome stays', async () => {
-    const { send, fault } = env.faulty('complete', { kind: 'late-write', timeoutMs: 50, deliverAfterMs: 2 * LEASE_MS + 400 }, { behaviour: staged });
+    const { send, fault } = env.faulty(
+      'complete',
+      { kind: 'late-write', timeoutMs: 50, deliverAfterMs: 2 * LEASE_MS + 400 },
+      { behaviour: staged },
+    );
 
     const answer = await send(paymentEvent('c-late'));
     await leaseEnds();
@@ -74,7 +88,11 @@ describe('faults on the completion transaction (TransactWriteItems) against Dyna
   });
 
   it('replays the outcome of a transaction that lands after its attempt answered 503', async () => {
-    const { send, fault } = env.faulty('complete', { kind: 'late-write', timeoutMs: 50, deliverAfterMs: 150 }, { behaviour: staged });
+    const { send, fault } = env.faulty(
+      'complete',
+      { kind: 'late-write', timeoutMs: 50, deliverAfterMs: 150 },
+      { behaviour: staged },
+    );
 
     const answer = await send(paymentEvent('c-late-landed'));
     await fault.settled();
@@ -104,14 +122,21 @@ describe('faults on a plain completion (UpdateItem) against DynamoDB Local', () 
   });
 
   it('stores the handler’s outcome when the SDK retries a completion whose answer was lost', async () => {
-    const { send, fault } = env.faulty('complete', { kind: 'lost-response' }, { maxAttempts: 3, times: 1, behaviour: plain });
+    const { send, fault } = env.faulty(
+      'complete',
+      { kind: 'lost-response' },
+      { maxAttempts: 3, times: 1, behaviour: plain },
+    );
 
     const answer = await send(paymentEvent('u-sdk-retry'));
     const record = await env.journal.get(env.pk('u-sdk-retry'));
 
     expect(fault.delivered()).toBe(2);
     expect(JSON.parse(answer.body).attempt).toBe(1);
-    expect(record).toMatchObject({ status: RecordStatus.completed, response: { value: { statusCode: 201, body: answer.body } } });
+    expect(record).toMatchObject({
+      status: RecordStatus.completed,
+      response: { value: { statusCode: 201, body: answer.body } },
+    });
   });
 
   it('answers the handler’s own response, not a replay, when the SDK retries a completion whose answer was lost', async () => {

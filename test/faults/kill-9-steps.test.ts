@@ -3,19 +3,40 @@ import { join } from 'node:path';
 import { RecordStatus, type JournalRecord } from '../../src/index.js';
 import type { StopAt } from './fixtures/step-worker.js';
 import { problemType } from './support/payment-fixture.js';
-import { faultEnvironment, LEASE_MS, leaseEnds, paymentEvent, type FaultEnvironment } from './support/fault-environment.js';
+import {
+  faultEnvironment,
+  LEASE_MS,
+  leaseEnds,
+  paymentEvent,
+  type FaultEnvironment,
+} from './support/fault-environment.js';
 
 const TSX = join(__dirname, '../../node_modules/.bin/tsx');
 const WORKER = join(__dirname, 'fixtures/step-worker.ts');
 const READY_TIMEOUT_MS = 30_000;
-const STOPS: readonly StopAt[] = ['before-reserve', 'after-reserve', 'after-begin-effect', 'after-side-effect', 'after-complete'];
+const STOPS: readonly StopAt[] = [
+  'before-reserve',
+  'after-reserve',
+  'after-begin-effect',
+  'after-side-effect',
+  'after-complete',
+];
 
 type Answer = Awaited<ReturnType<ReturnType<FaultEnvironment['healthy']>>>;
 
 /** Runs the worker until it reaches `stopAt`, then kills it with SIGKILL (by its PID) and waits for it to exit. */
 async function killAt(env: FaultEnvironment, stopAt: StopAt, key: string): Promise<void> {
   const child = spawn(TSX, [WORKER], {
-    env: { ...process.env, ENDPOINT: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT, TABLE: env.journal.tableName, LEDGER: env.tables.ledger, RAIL: env.tables.rail, KEY: key, STOP_AT: stopAt, LEASE_MS: String(LEASE_MS) },
+    env: {
+      ...process.env,
+      ENDPOINT: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT,
+      TABLE: env.journal.tableName,
+      LEDGER: env.tables.ledger,
+      RAIL: env.tables.rail,
+      KEY: key,
+      STOP_AT: stopAt,
+      LEASE_MS: String(LEASE_MS),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -29,7 +50,10 @@ async function killAt(env: FaultEnvironment, stopAt: StopAt, key: string): Promi
         if (output.includes('READY')) resolve();
       });
       child.on('exit', (code) => reject(new Error(`worker exited (${code}) before READY at ${stopAt}: ${output}`)));
-      timer = setTimeout(() => reject(new Error(`worker did not reach ${stopAt} in ${READY_TIMEOUT_MS} ms: ${output}`)), READY_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`worker did not reach ${stopAt} in ${READY_TIMEOUT_MS} ms: ${output}`)),
+        READY_TIMEOUT_MS,
+      );
     });
   } finally {
     clearTimeout(timer);
@@ -52,7 +76,8 @@ describe('a guarded handler killed with SIGKILL at each step boundary, on Dynamo
       STOPS.map(async (stopAt) => {
         await killAt(env, stopAt, key(stopAt));
         left.set(stopAt, await env.journal.get(env.pk(key(stopAt))));
-        if (stopAt === 'after-reserve' || stopAt === 'after-complete') inLease.set(stopAt, await env.healthy()(paymentEvent(key(stopAt))));
+        if (stopAt === 'after-reserve' || stopAt === 'after-complete')
+          inLease.set(stopAt, await env.healthy()(paymentEvent(key(stopAt))));
       }),
     );
     await leaseEnds();
@@ -72,7 +97,11 @@ describe('a guarded handler killed with SIGKILL at each step boundary, on Dynamo
     const retry = await env.healthy()(paymentEvent(key('after-reserve')));
     const replay = await env.healthy()(paymentEvent(key('after-reserve')));
 
-    expect(left.get('after-reserve')).toMatchObject({ status: RecordStatus.inProgress, effectStarted: false, attempt: 1 });
+    expect(left.get('after-reserve')).toMatchObject({
+      status: RecordStatus.inProgress,
+      effectStarted: false,
+      attempt: 1,
+    });
     expect(problemType(inLease.get('after-reserve')!)).toBe('urn:idemkit:problem:request-in-progress');
     expect(JSON.parse(retry.body).attempt).toBe(2);
     expect(replay).toMatchObject({ statusCode: 201, body: retry.body, headers: { 'Idempotent-Replayed': 'true' } });
@@ -98,12 +127,20 @@ describe('a guarded handler killed with SIGKILL at each step boundary, on Dynamo
     const pk = env.pk(key('after-side-effect'));
     const retry = await env.healthy()(paymentEvent(key('after-side-effect')));
     const evidence = (await env.journal.get(pk))?.evidence;
-    await env.journal.resolve(pk, { outcome: 'completed', response: { statusCode: 201, body: JSON.stringify({ chargeId: evidence?.chargeId }) }, ttlSeconds: 3600 });
+    await env.journal.resolve(pk, {
+      outcome: 'completed',
+      response: { statusCode: 201, body: JSON.stringify({ chargeId: evidence?.chargeId }) },
+      ttlSeconds: 3600,
+    });
     const replay = await env.healthy()(paymentEvent(key('after-side-effect')));
 
     expect(problemType(retry)).toBe('urn:idemkit:problem:needs-review');
     expect(evidence?.chargeId).toMatch(/^ch_/);
-    expect(replay).toMatchObject({ statusCode: 201, body: JSON.stringify({ chargeId: evidence?.chargeId }), headers: { 'Idempotent-Replayed': 'true' } });
+    expect(replay).toMatchObject({
+      statusCode: 201,
+      body: JSON.stringify({ chargeId: evidence?.chargeId }),
+      headers: { 'Idempotent-Replayed': 'true' },
+    });
     expect(await env.rail(key('after-side-effect'))).toBe(1);
     expect(await env.ledger(key('after-side-effect'))).toBe(0);
   });
@@ -113,8 +150,16 @@ describe('a guarded handler killed with SIGKILL at each step boundary, on Dynamo
     const stored = left.get('after-complete');
 
     expect(stored).toMatchObject({ status: RecordStatus.completed, attempt: 1 });
-    expect(inLease.get('after-complete')).toMatchObject({ statusCode: 201, body: (stored?.response?.value as Answer).body, headers: { 'Idempotent-Replayed': 'true' } });
-    expect(retry).toMatchObject({ statusCode: 201, body: inLease.get('after-complete')!.body, headers: { 'Idempotent-Replayed': 'true' } });
+    expect(inLease.get('after-complete')).toMatchObject({
+      statusCode: 201,
+      body: (stored?.response?.value as Answer).body,
+      headers: { 'Idempotent-Replayed': 'true' },
+    });
+    expect(retry).toMatchObject({
+      statusCode: 201,
+      body: inLease.get('after-complete')!.body,
+      headers: { 'Idempotent-Replayed': 'true' },
+    });
     expect(await env.rail(key('after-complete'))).toBe(1);
     expect(await env.ledger(key('after-complete'))).toBe(1);
   });

@@ -12,10 +12,22 @@ describe('retries racing on a record whose effect may have happened, on DynamoDB
     await env.healthy({ statusCode: 503 })(paymentEvent('race-unknown'));
     const stall = stallAt('after-side-effect');
     const recover = async () => ({ outcome: 'rerun' as const });
-    const rerun = guardedPayment(env.journal, env.client, env.tables, { onStep: stall.onStep }, { leaseMs: LEASE_MS, recover })(paymentEvent('race-unknown'));
+    const rerun = guardedPayment(
+      env.journal,
+      env.client,
+      env.tables,
+      { onStep: stall.onStep },
+      { leaseMs: LEASE_MS, recover },
+    )(paymentEvent('race-unknown'));
     await stall.stalled;
 
-    const second = await guardedPayment(env.journal, env.client, env.tables, {}, { leaseMs: LEASE_MS, recover })(paymentEvent('race-unknown'));
+    const second = await guardedPayment(
+      env.journal,
+      env.client,
+      env.tables,
+      {},
+      { leaseMs: LEASE_MS, recover },
+    )(paymentEvent('race-unknown'));
     stall.resume();
     const first = await rerun;
 

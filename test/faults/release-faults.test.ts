@@ -1,6 +1,12 @@
 import { RecordStatus } from '../../src/index.js';
 import { problemType } from './support/payment-fixture.js';
-import { faultEnvironment, LEASE_MS, leaseEnds, paymentEvent, type FaultEnvironment } from './support/fault-environment.js';
+import {
+  faultEnvironment,
+  LEASE_MS,
+  leaseEnds,
+  paymentEvent,
+  type FaultEnvironment,
+} from './support/fault-environment.js';
 
 /** The rail answered 503: the outcome is not stored and the record is released so a retry runs again. */
 const failing = { charge: false, statusCode: 503 };
@@ -26,7 +32,11 @@ describe('faults on the release (DeleteItem) against DynamoDB Local', () => {
   });
 
   it('passes the handler’s 503 through when the SDK retries a release whose answer was lost', async () => {
-    const { send, fault } = env.faulty('release', { kind: 'lost-response' }, { maxAttempts: 3, times: 1, behaviour: failing });
+    const { send, fault } = env.faulty(
+      'release',
+      { kind: 'lost-response' },
+      { maxAttempts: 3, times: 1, behaviour: failing },
+    );
 
     const answer = await send(paymentEvent('l-sdk-retry'));
     const record = await env.journal.get(env.pk('l-sdk-retry'));
@@ -54,7 +64,11 @@ describe('faults on the release (DeleteItem) against DynamoDB Local', () => {
   });
 
   it('refuses a release that lands after a takeover: the new owner’s outcome stays', async () => {
-    const { send, fault } = env.faulty('release', { kind: 'late-write', timeoutMs: 50, deliverAfterMs: 2 * LEASE_MS + 400 }, { behaviour: failing });
+    const { send, fault } = env.faulty(
+      'release',
+      { kind: 'late-write', timeoutMs: 50, deliverAfterMs: 2 * LEASE_MS + 400 },
+      { behaviour: failing },
+    );
 
     await send(paymentEvent('l-late'));
     await leaseEnds();
@@ -64,6 +78,10 @@ describe('faults on the release (DeleteItem) against DynamoDB Local', () => {
 
     expect(fault.delivered()).toBe(1);
     expect(retry.statusCode).toBe(201);
-    expect(record).toMatchObject({ status: RecordStatus.completed, attempt: 2, response: { value: { body: retry.body } } });
+    expect(record).toMatchObject({
+      status: RecordStatus.completed,
+      attempt: 2,
+      response: { value: { body: retry.body } },
+    });
   });
 });

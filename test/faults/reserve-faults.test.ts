@@ -33,7 +33,11 @@ describe('faults on the reservation (PutItem) against DynamoDB Local', () => {
     expect(problemType(inLease)).toBe('urn:idemkit:problem:request-in-progress');
     expect(afterLease.statusCode).toBe(201);
     expect(JSON.parse(afterLease.body).attempt).toBe(2);
-    expect(replay).toMatchObject({ statusCode: 201, body: afterLease.body, headers: { 'Idempotent-Replayed': 'true' } });
+    expect(replay).toMatchObject({
+      statusCode: 201,
+      body: afterLease.body,
+      headers: { 'Idempotent-Replayed': 'true' },
+    });
     expect(await env.ledger('r-lost-2')).toBe(1);
     expect(await env.rail('r-lost-2')).toBe(1);
   });
@@ -66,7 +70,11 @@ describe('faults on the reservation (PutItem) against DynamoDB Local', () => {
   });
 
   it('runs the handler once when a single throttle is absorbed by the SDK’s retry', async () => {
-    const { send, fault } = env.faulty('reserve', { kind: 'throttle', error: 'ThrottlingException' }, { maxAttempts: 3, times: 1 });
+    const { send, fault } = env.faulty(
+      'reserve',
+      { kind: 'throttle', error: 'ThrottlingException' },
+      { maxAttempts: 3, times: 1 },
+    );
 
     const answer = await send(paymentEvent('r-throttled-once'));
 

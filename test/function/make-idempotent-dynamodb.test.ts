@@ -1,5 +1,13 @@
 import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, PayloadMismatchError, RecordStatus, RequestInvalidError, ResponseNotSerializableError, idempotencyOf, makeIdempotent } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  PayloadMismatchError,
+  RecordStatus,
+  RequestInvalidError,
+  ResponseNotSerializableError,
+  idempotencyOf,
+  makeIdempotent,
+} from '../../src/index.js';
 import { createTable } from '../support/dynamodb.js';
 import { dynamoJournal } from '../http/guarded-handler.js';
 
@@ -51,25 +59,28 @@ describe('makeIdempotent on DynamoDB Local', () => {
     it.each([
       ['a BigInt', () => ({ amount: 10n })],
       ['a cycle', cyclic],
-    ])('never runs the function again after it returned %s, and every call gets ResponseNotSerializableError', async (_label, result) => {
-      const { journal } = await dynamoJournal();
-      let runs = 0;
-      const charge = makeIdempotent(
-        async (_input: { key: string }) => {
-          runs++;
-          return result();
-        },
-        { journal, operation: 'charge', key: (input) => input.key },
-      );
+    ])(
+      'never runs the function again after it returned %s, and every call gets ResponseNotSerializableError',
+      async (_label, result) => {
+        const { journal } = await dynamoJournal();
+        let runs = 0;
+        const charge = makeIdempotent(
+          async (_input: { key: string }) => {
+            runs++;
+            return result();
+          },
+          { journal, operation: 'charge', key: (input) => input.key },
+        );
 
-      const first = await charge({ key: 'charge-1' }).catch((error: unknown) => error);
-      const retry = await charge({ key: 'charge-1' }).catch((error: unknown) => error);
+        const first = await charge({ key: 'charge-1' }).catch((error: unknown) => error);
+        const retry = await charge({ key: 'charge-1' }).catch((error: unknown) => error);
 
-      expect(first).toBeInstanceOf(ResponseNotSerializableError);
-      expect(retry).toBeInstanceOf(ResponseNotSerializableError);
-      expect(runs).toBe(1);
-      expect((await journal.get('req#-#charge#charge-1'))?.status).toBe(RecordStatus.completed);
-    });
+        expect(first).toBeInstanceOf(ResponseNotSerializableError);
+        expect(retry).toBeInstanceOf(ResponseNotSerializableError);
+        expect(runs).toBe(1);
+        expect((await journal.get('req#-#charge#charge-1'))?.status).toBe(RecordStatus.completed);
+      },
+    );
 
     it("commits the function's staged writes with the record when its result cannot be stored", async () => {
       const { journal, client } = await dynamoJournal();
@@ -84,7 +95,9 @@ describe('makeIdempotent on DynamoDB Local', () => {
 
       await expect(charge({ key: 'charge-2' })).rejects.toBeInstanceOf(ResponseNotSerializableError);
 
-      const entry = await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: ledger, Key: { pk: 'charge-2' } }));
+      const entry = await DynamoDBDocumentClient.from(client).send(
+        new GetCommand({ TableName: ledger, Key: { pk: 'charge-2' } }),
+      );
       expect(entry.Item).toEqual({ pk: 'charge-2', amount: 10 });
     });
   });
@@ -93,11 +106,18 @@ describe('makeIdempotent on DynamoDB Local', () => {
     it('gives the first caller and every replay the same JSON form of a Date and a Map', async () => {
       const { journal, tableName, client } = await dynamoJournal();
       const book = (store: typeof journal) =>
-        makeIdempotent(async (_input: { key: string }) => ({ at: new Date('2025-03-01T10:00:00.000Z'), seats: new Map([['12A', 'held']]), note: undefined }), {
-          journal: store,
-          operation: 'book',
-          key: (input) => input.key,
-        });
+        makeIdempotent(
+          async (_input: { key: string }) => ({
+            at: new Date('2025-03-01T10:00:00.000Z'),
+            seats: new Map([['12A', 'held']]),
+            note: undefined,
+          }),
+          {
+            journal: store,
+            operation: 'book',
+            key: (input) => input.key,
+          },
+        );
       const container = book(journal);
 
       const first = await container({ key: 'book-1' });
@@ -130,21 +150,36 @@ describe('makeIdempotent on DynamoDB Local', () => {
       ['Sets', new Set(['12A']), new Set(['14C'])],
       ['BigInts', 12n, 14n],
       ['typed arrays', new Uint8Array([12]), new Uint8Array([14])],
-    ])('refuses a retry whose %s differ with PayloadMismatchError, running the function once', async (_label, first, other) => {
-      const { book, inputs } = await booker();
+    ])(
+      'refuses a retry whose %s differ with PayloadMismatchError, running the function once',
+      async (_label, first, other) => {
+        const { book, inputs } = await booker();
 
-      await book({ key: 'seat-1', seats: first });
-      const retry = await book({ key: 'seat-1', seats: other }).catch((error: unknown) => error);
+        await book({ key: 'seat-1', seats: first });
+        const retry = await book({ key: 'seat-1', seats: other }).catch((error: unknown) => error);
 
-      expect(retry).toBeInstanceOf(PayloadMismatchError);
-      expect(inputs).toEqual([first]);
-    });
+        expect(retry).toBeInstanceOf(PayloadMismatchError);
+        expect(inputs).toEqual([first]);
+      },
+    );
 
     it('replays a retry whose Map holds the same entries in another order', async () => {
       const { book, inputs } = await booker();
 
-      const first = await book({ key: 'seat-2', seats: new Map([['12A', 1], ['12B', 2]]) });
-      const retry = await book({ key: 'seat-2', seats: new Map([['12B', 2], ['12A', 1]]) });
+      const first = await book({
+        key: 'seat-2',
+        seats: new Map([
+          ['12A', 1],
+          ['12B', 2],
+        ]),
+      });
+      const retry = await book({
+        key: 'seat-2',
+        seats: new Map([
+          ['12B', 2],
+          ['12A', 1],
+        ]),
+      });
 
       expect(retry).toEqual(first);
       expect(inputs).toHaveLength(1);

@@ -95,8 +95,12 @@ describe('makeIdempotent', () => {
 
   it('validates its options when created', () => {
     const journal = new MemoryJournal();
-    expect(() => makeIdempotent(async () => 1, { journal, operation: 'x', key: () => 'k', leaseSeconds: 3 } as never)).toThrow(/'leaseSeconds'/);
-    expect(() => makeIdempotent(async () => 1, { journal, operation: '', key: () => 'k' })).toThrow(InvalidOptionsError);
+    expect(() =>
+      makeIdempotent(async () => 1, { journal, operation: 'x', key: () => 'k', leaseSeconds: 3 } as never),
+    ).toThrow(/'leaseSeconds'/);
+    expect(() => makeIdempotent(async () => 1, { journal, operation: '', key: () => 'k' })).toThrow(
+      InvalidOptionsError,
+    );
     expect(() => makeIdempotent(async () => 1, { journal, operation: 'x' } as never)).toThrow(/'key'/);
   });
 });

@@ -9,8 +9,22 @@ const HEADER = 'Idempotency-Key';
 const isVisibleAscii = (key: string) => [...key].every((c) => c.charCodeAt(0) >= 0x21 && c.charCodeAt(0) <= 0x7e);
 
 /** Header maps as events carry them: the key header under any casing, other headers, odd value types. */
-const headers = fc.dictionary(fc.oneof(keyHeaderName, fc.string({ maxLength: 20 })), fc.oneof(headerValue, fc.constant(undefined), fc.constant(null as unknown as string), fc.integer() as unknown as fc.Arbitrary<string>), { maxKeys: 4 });
-const multiValueHeaders = fc.option(fc.dictionary(fc.oneof(keyHeaderName, fc.string({ maxLength: 20 })), fc.array(headerValue, { maxLength: 3 }), { maxKeys: 3 }), { nil: undefined });
+const headers = fc.dictionary(
+  fc.oneof(keyHeaderName, fc.string({ maxLength: 20 })),
+  fc.oneof(
+    headerValue,
+    fc.constant(undefined),
+    fc.constant(null as unknown as string),
+    fc.integer() as unknown as fc.Arbitrary<string>,
+  ),
+  { maxKeys: 4 },
+);
+const multiValueHeaders = fc.option(
+  fc.dictionary(fc.oneof(keyHeaderName, fc.string({ maxLength: 20 })), fc.array(headerValue, { maxLength: 3 }), {
+    maxKeys: 3,
+  }),
+  { nil: undefined },
+);
 
 describe('readKeyHeader on generated headers', () => {
   it('never throws, and accepts only keys of 1–255 visible ASCII characters', () => {
@@ -32,11 +46,18 @@ describe('readKeyHeader on generated headers', () => {
 
   it('reads a valid key the same whether bare or RFC 8941-quoted, padded with spaces or tabs, under any header-name casing', () => {
     fc.assert(
-      fc.property(validKey.filter((key) => !key.startsWith('"')), fc.boolean(), padding, padding, keyHeaderName, (key, asQuoted, before, after, name) => {
-        const reading = readKeyHeader({ [name]: before + (asQuoted ? quoted(key) : key) + after }, HEADER);
+      fc.property(
+        validKey.filter((key) => !key.startsWith('"')),
+        fc.boolean(),
+        padding,
+        padding,
+        keyHeaderName,
+        (key, asQuoted, before, after, name) => {
+          const reading = readKeyHeader({ [name]: before + (asQuoted ? quoted(key) : key) + after }, HEADER);
 
-        expect(reading).toEqual({ kind: 'present', key });
-      }),
+          expect(reading).toEqual({ kind: 'present', key });
+        },
+      ),
       propertyParameters(1_000),
     );
   });
@@ -51,7 +72,10 @@ describe('readKeyHeader on generated headers', () => {
   });
 
   it('refuses a key holding any character outside visible ASCII, bare or quoted', () => {
-    const outside = fc.integer({ min: 0, max: 0xffff }).filter((code) => code < 0x21 || code > 0x7e).map((code) => String.fromCharCode(code));
+    const outside = fc
+      .integer({ min: 0, max: 0xffff })
+      .filter((code) => code < 0x21 || code > 0x7e)
+      .map((code) => String.fromCharCode(code));
     fc.assert(
       fc.property(validKey, outside, fc.nat(), fc.boolean(), (key, bad, at, asQuoted) => {
         const position = 1 + (at % key.length);
@@ -69,7 +93,9 @@ describe('readKeyHeader on generated headers', () => {
     const malformed = fc.oneof(
       validKey.map((key) => `"${key.replace(/[\\"]/g, '')}`),
       fc.tuple(validKey, validKey).map(([a, b]) => `${quoted(a)}${b}`),
-      fc.tuple(validKey, fc.constantFrom('\\a', '\\n', '\\u0041', '\\')).map(([key, escape]) => `"${key.replace(/[\\"]/g, '')}${escape}"`),
+      fc
+        .tuple(validKey, fc.constantFrom('\\a', '\\n', '\\u0041', '\\'))
+        .map(([key, escape]) => `"${key.replace(/[\\"]/g, '')}${escape}"`),
     );
     fc.assert(
       fc.property(malformed, (value) => {
@@ -101,22 +127,39 @@ describe('readKeyHeader on generated headers', () => {
 
   it('treats a missing, undefined or null key header as missing, whatever else is sent', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ maxLength: 20 }).filter((name) => name.toLowerCase() !== 'idempotency-key'), anyString()), fc.constantFrom(undefined, null), (others, absent) => {
-        expect(readKeyHeader({ ...others, 'Idempotency-Key': absent as unknown as string }, HEADER)).toEqual({ kind: 'missing' });
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.string({ maxLength: 20 }).filter((name) => name.toLowerCase() !== 'idempotency-key'),
+          anyString(),
+        ),
+        fc.constantFrom(undefined, null),
+        (others, absent) => {
+          expect(readKeyHeader({ ...others, 'Idempotency-Key': absent as unknown as string }, HEADER)).toEqual({
+            kind: 'missing',
+          });
+        },
+      ),
       propertyParameters(300),
     );
   });
 
   it('gives two different keys two different records, even when they differ only by separator or escape characters', async () => {
-    const separatorHeavy = fc.string({ unit: fc.constantFrom('#', '%', '2', '3', '5', 'a', '"', '\\'), minLength: 1, maxLength: 8 });
+    const separatorHeavy = fc.string({
+      unit: fc.constantFrom('#', '%', '2', '3', '5', 'a', '"', '\\'),
+      minLength: 1,
+      maxLength: 8,
+    });
     await fc.assert(
       fc.asyncProperty(separatorHeavy, separatorHeavy, async (a, b) => {
         fc.pre(a !== b);
         const { send, runs } = guardedCounter();
 
         await send({ method: 'POST', keyHeader: { name: 'idempotency-key', value: quoted(a) }, body: '{"amount":1}' });
-        const other = await send({ method: 'POST', keyHeader: { name: 'idempotency-key', value: quoted(b) }, body: '{"amount":1}' });
+        const other = await send({
+          method: 'POST',
+          keyHeader: { name: 'idempotency-key', value: quoted(b) },
+          body: '{"amount":1}',
+        });
 
         expect(other.headers?.['Idempotent-Replayed']).toBeUndefined();
         expect(runs).toHaveLength(2);

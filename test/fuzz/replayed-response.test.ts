@@ -6,14 +6,20 @@ import { anyString } from './support/generators.js';
 import { guardedCounter, isReplayOf, type PlannedResponse } from './support/http-harness.js';
 
 /** Stored status codes (2xx–4xx but 408 and 429) with bodies of any UTF-16 text, past the compression threshold too, or bytes. */
-const plannedResponse: fc.Arbitrary<PlannedResponse> = fc.record({
-  statusCode: fc.integer({ min: 200, max: 499 }).filter((code) => code !== 408 && code !== 429),
-  payload: fc.oneof(
-    anyString(80).map((body) => ({ body })),
-    fc.tuple(anyString(8), fc.integer({ min: 500, max: 1_500 })).map(([unit, times]) => ({ body: unit.repeat(times) })),
-    fc.uint8Array({ maxLength: 256 }).map((bytes) => ({ body: Buffer.from(bytes).toString('base64'), isBase64Encoded: true })),
-  ),
-}).map(({ statusCode, payload }) => ({ statusCode, ...payload }));
+const plannedResponse: fc.Arbitrary<PlannedResponse> = fc
+  .record({
+    statusCode: fc.integer({ min: 200, max: 499 }).filter((code) => code !== 408 && code !== 429),
+    payload: fc.oneof(
+      anyString(80).map((body) => ({ body })),
+      fc
+        .tuple(anyString(8), fc.integer({ min: 500, max: 1_500 }))
+        .map(([unit, times]) => ({ body: unit.repeat(times) })),
+      fc
+        .uint8Array({ maxLength: 256 })
+        .map((bytes) => ({ body: Buffer.from(bytes).toString('base64'), isBase64Encoded: true })),
+    ),
+  })
+  .map(({ statusCode, payload }) => ({ statusCode, ...payload }));
 
 async function replaysByteIdentically(journal: Journal, planned: PlannedResponse, key: string): Promise<void> {
   const { send, runs } = guardedCounter(journal, () => planned);

@@ -37,18 +37,36 @@ const sqs = new SQSClient({ endpoint: process.env.IDEMKIT_TEST_SQS_ENDPOINT });
 /** Runs `scripts/local-invoke.ts` in its own process, as a user would, and returns the handler's result. */
 async function invoke(fn: string, event: string, env: Record<string, string> = {}): Promise<any> {
   const resultFile = join(workDir, `${randomUUID()}.result.json`);
-  const envArgs = Object.entries({ IDEMKIT_TABLE_NAME: tables.journal, PAYMENTS_TABLE_NAME: tables.payments, STOCK_TABLE_NAME: tables.stock, ...env }).flatMap(
-    ([name, value]) => ['--env', `${name}=${value}`],
-  );
-  await run(process.execPath, ['--import', 'tsx', 'scripts/local-invoke.ts', fn, event, '--template', template, '--result-file', resultFile, ...envArgs], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      AWS_ENDPOINT_URL_DYNAMODB: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT,
-      AWS_ENDPOINT_URL_SQS: process.env.IDEMKIT_TEST_SQS_ENDPOINT,
+  const envArgs = Object.entries({
+    IDEMKIT_TABLE_NAME: tables.journal,
+    PAYMENTS_TABLE_NAME: tables.payments,
+    STOCK_TABLE_NAME: tables.stock,
+    ...env,
+  }).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
+  await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/local-invoke.ts',
+      fn,
+      event,
+      '--template',
+      template,
+      '--result-file',
+      resultFile,
+      ...envArgs,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL_DYNAMODB: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT,
+        AWS_ENDPOINT_URL_SQS: process.env.IDEMKIT_TEST_SQS_ENDPOINT,
+      },
+      timeout: 60_000,
     },
-    timeout: 60_000,
-  }).catch((error: { stdout?: string; stderr?: string }) => {
+  ).catch((error: { stdout?: string; stderr?: string }) => {
     throw new Error(`local-invoke ${fn} failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
   });
   const outcome = JSON.parse(readFileSync(resultFile, 'utf8'));
@@ -68,7 +86,11 @@ async function stock(sku: string): Promise<number> {
 /** A DynamoDB Streams INSERT batch made from the outbox items the handlers really wrote. */
 async function outboxStreamEvent(): Promise<string> {
   const out = await dynamo.send(
-    new RawScanCommand({ TableName: tables.journal, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': { S: 'outbox#' } } }),
+    new RawScanCommand({
+      TableName: tables.journal,
+      FilterExpression: 'begins_with(pk, :p)',
+      ExpressionAttributeValues: { ':p': { S: 'outbox#' } },
+    }),
   );
   const Records = (out.Items ?? []).map((item, i) => ({
     eventID: randomUUID(),
@@ -89,9 +111,17 @@ function sqsEvent(messages: Message[], queueArn: string): string {
     messageId: m.MessageId,
     receiptHandle: m.ReceiptHandle,
     body: m.Body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
     messageAttributes: Object.fromEntries(
-      Object.entries(m.MessageAttributes ?? {}).map(([name, value]) => [name, { stringValue: value.StringValue, dataType: value.DataType, stringListValues: [], binaryListValues: [] }]),
+      Object.entries(m.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        { stringValue: value.StringValue, dataType: value.DataType, stringListValues: [], binaryListValues: [] },
+      ]),
     ),
     md5OfBody: m.MD5OfBody,
     eventSource: 'aws:sqs',
@@ -111,13 +141,23 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'idemkit-local-invoke-'));
-    const app = new App({ outdir: join(workDir, 'cdk.out'), context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true } });
+    const app = new App({
+      outdir: join(workDir, 'cdk.out'),
+      context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
+    });
     new PaymentsServiceStack(app, STACK);
     app.synth();
     template = join(workDir, 'cdk.out', `${STACK}.template.json`);
-    await Promise.all([createTable(tables.journal, 'pk'), createTable(tables.payments, 'paymentId'), createTable(tables.stock, 'sku')]);
+    await Promise.all([
+      createTable(tables.journal, 'pk'),
+      createTable(tables.payments, 'paymentId'),
+      createTable(tables.stock, 'sku'),
+    ]);
     await Promise.all(
-      [['sku-red-mug', 10], ['sku-blue-mug', 5]].map(([sku, available]) => doc.send(new PutCommand({ TableName: tables.stock, Item: { sku, available } }))),
+      [
+        ['sku-red-mug', 10],
+        ['sku-blue-mug', 5],
+      ].map(([sku, available]) => doc.send(new PutCommand({ TableName: tables.stock, Item: { sku, available } }))),
     );
   }, 240_000);
 
@@ -133,9 +173,19 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
     const row = await doc.send(new GetCommand({ TableName: tables.payments, Key: { paymentId: payment.paymentId } }));
     expect(row.Item).toMatchObject({ amount: 1999, currency: 'EUR', chargeId: payment.chargeId, tenantId: '-' });
     const outbox = await doc.send(
-      new ScanCommand({ TableName: tables.journal, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': 'outbox#' } }),
+      new ScanCommand({
+        TableName: tables.journal,
+        FilterExpression: 'begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':p': 'outbox#' },
+      }),
     );
-    expect(outbox.Items).toEqual([expect.objectContaining({ kind: 'outbox', type: 'order.confirmed', detail: expect.stringContaining(payment.paymentId) })]);
+    expect(outbox.Items).toEqual([
+      expect.objectContaining({
+        kind: 'outbox',
+        type: 'order.confirmed',
+        detail: expect.stringContaining(payment.paymentId),
+      }),
+    ]);
   });
 
   it('replays the stored answer for the same key and body', async () => {
@@ -161,17 +211,25 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
 
   it('reads the payment back', async () => {
     const { paymentId } = JSON.parse(created.body);
-    const got = await invoke('Api/GetPayment', eventFile('apigw-v2-get-payment.json', (e) => setPaymentId(e, paymentId)));
+    const got = await invoke(
+      'Api/GetPayment',
+      eventFile('apigw-v2-get-payment.json', (e) => setPaymentId(e, paymentId)),
+    );
     expect(got.statusCode).toBe(200);
     expect(JSON.parse(got.body)).toMatchObject({ paymentId, amount: 1999 });
   });
 
   it('refunds once, and the uniqueness claim stops a second refund under another key', async () => {
     const { paymentId } = JSON.parse(created.body);
-    const first = await invoke('Api/CreateRefund', eventFile('apigw-v2-create-refund.json', (e) => setPaymentId(e, paymentId)));
+    const first = await invoke(
+      'Api/CreateRefund',
+      eventFile('apigw-v2-create-refund.json', (e) => setPaymentId(e, paymentId)),
+    );
     expect(first.statusCode).toBe(201);
     // Hide the refund from the handler's own pre-check, as a racing request would see it.
-    await doc.send(new UpdateCommand({ TableName: tables.payments, Key: { paymentId }, UpdateExpression: 'REMOVE refundId' }));
+    await doc.send(
+      new UpdateCommand({ TableName: tables.payments, Key: { paymentId }, UpdateExpression: 'REMOVE refundId' }),
+    );
     const second = await invoke(
       'Api/CreateRefund',
       eventFile('apigw-v2-create-refund.json', (e) => {
@@ -189,43 +247,63 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
     const stream = await outboxStreamEvent();
     const dispatched = await invoke('Outbox/Dispatcher', stream, { IDEMKIT_OUTBOX_QUEUE_URL: QueueUrl! });
     expect(dispatched).toEqual({ batchItemFailures: [] });
-    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+    );
     const confirmed = (received.Messages ?? []).filter((m) => JSON.parse(m.Body!).type === 'order.confirmed');
     expect(confirmed).toHaveLength(1);
-    expect(JSON.parse(confirmed[0].Body!)).toMatchObject({ eventId: expect.any(String), detail: { items: [{ sku: 'sku-red-mug', quantity: 2 }] } });
+    expect(JSON.parse(confirmed[0].Body!)).toMatchObject({
+      eventId: expect.any(String),
+      detail: { items: [{ sku: 'sku-red-mug', quantity: 2 }] },
+    });
 
     const batch = sqsEvent([confirmed[0], confirmed[0]], `arn:aws:sqs:us-east-1:000000000000:${queueName}`);
     const before = await stock('sku-red-mug');
-    expect(await invoke('OrderEvents/Consumer', batch, { IDEMKIT_CONSUMER: `e2e-${suffix}` })).toEqual({ batchItemFailures: [] });
-    expect(await invoke('OrderEvents/Consumer', batch, { IDEMKIT_CONSUMER: `e2e-${suffix}` })).toEqual({ batchItemFailures: [] });
+    expect(await invoke('OrderEvents/Consumer', batch, { IDEMKIT_CONSUMER: `e2e-${suffix}` })).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await invoke('OrderEvents/Consumer', batch, { IDEMKIT_CONSUMER: `e2e-${suffix}` })).toEqual({
+      batchItemFailures: [],
+    });
     expect(await stock('sku-red-mug')).toBe(before - 2);
   });
 
   it('sends the sample stream batch to the queue', async () => {
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `sample-${suffix}` }));
     // The dispatcher starts the TTL of what it sent in the table its stream records name.
-    const sampleTable = /:table\/([^/]+)\/stream\//.exec(readFileSync(join(EVENTS, 'dynamodb-stream-outbox.json'), 'utf8'))![1];
+    const sampleTable = /:table\/([^/]+)\/stream\//.exec(
+      readFileSync(join(EVENTS, 'dynamodb-stream-outbox.json'), 'utf8'),
+    )![1];
     await createStringKeyTable(dynamo, sampleTable, 'pk').catch((error) => {
       if (error.name !== 'ResourceInUseException') throw error;
     });
-    const result = await invoke('Outbox/Dispatcher', eventFile('dynamodb-stream-outbox.json'), { IDEMKIT_OUTBOX_QUEUE_URL: QueueUrl! });
+    const result = await invoke('Outbox/Dispatcher', eventFile('dynamodb-stream-outbox.json'), {
+      IDEMKIT_OUTBOX_QUEUE_URL: QueueUrl!,
+    });
     expect(result).toEqual({ batchItemFailures: [] });
-    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+    );
     expect(received.Messages?.map((m) => m.MessageAttributes?.eventId?.StringValue).sort()).toEqual(
-      JSON.parse(readFileSync(join(EVENTS, 'dynamodb-stream-outbox.json'), 'utf8')).Records.map((r: any) => r.dynamodb.NewImage.eventId.S).sort(),
+      JSON.parse(readFileSync(join(EVENTS, 'dynamodb-stream-outbox.json'), 'utf8'))
+        .Records.map((r: any) => r.dynamodb.NewImage.eventId.S)
+        .sort(),
     );
   });
 
   it.each([
     ['standard', 'sqs-order-events-duplicates.json'],
     ['FIFO', 'sqs-order-events-fifo.json'],
-  ])('reserves stock once per event in a %s batch with duplicates, however often it is delivered', async (_kind, file) => {
-    const env = { IDEMKIT_CONSUMER: `sample-${file}-${suffix}` };
-    const [red, blue] = [await stock('sku-red-mug'), await stock('sku-blue-mug')];
-    expect(await invoke('OrderEvents/Consumer', eventFile(file), env)).toEqual({ batchItemFailures: [] });
-    expect(await invoke('OrderEvents/Consumer', eventFile(file), env)).toEqual({ batchItemFailures: [] });
-    expect([await stock('sku-red-mug'), await stock('sku-blue-mug')]).toEqual([red - 2, blue - 1]);
-  });
+  ])(
+    'reserves stock once per event in a %s batch with duplicates, however often it is delivered',
+    async (_kind, file) => {
+      const env = { IDEMKIT_CONSUMER: `sample-${file}-${suffix}` };
+      const [red, blue] = [await stock('sku-red-mug'), await stock('sku-blue-mug')];
+      expect(await invoke('OrderEvents/Consumer', eventFile(file), env)).toEqual({ batchItemFailures: [] });
+      expect(await invoke('OrderEvents/Consumer', eventFile(file), env)).toEqual({ batchItemFailures: [] });
+      expect([await stock('sku-red-mug'), await stock('sku-blue-mug')]).toEqual([red - 2, blue - 1]);
+    },
+  );
 });
 
 function setPaymentId(event: any, paymentId: string): void {

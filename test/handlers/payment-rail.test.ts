@@ -17,7 +17,9 @@ describe('createFakePaymentRail', () => {
   it('refuses a key reused with another amount', async () => {
     const rail = createFakePaymentRail();
     await rail.charge({ amount: 100, currency: 'EUR', idempotencyKey: 'k3' });
-    await expect(rail.charge({ amount: 200, currency: 'EUR', idempotencyKey: 'k3' })).rejects.toBeInstanceOf(RailKeyReusedError);
+    await expect(rail.charge({ amount: 200, currency: 'EUR', idempotencyKey: 'k3' })).rejects.toBeInstanceOf(
+      RailKeyReusedError,
+    );
   });
 
   it('refunds once per key', async () => {

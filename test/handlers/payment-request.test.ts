@@ -2,12 +2,23 @@ import { parsePaymentRequest, parseRefundRequest } from '../../src/handlers/paym
 
 describe('parsePaymentRequest', () => {
   it('accepts an amount in minor units, a currency, an order id and items', () => {
-    const parsed = parsePaymentRequest({ amount: 1999, currency: 'EUR', orderId: 'ord-1', items: [{ sku: 'mug', quantity: 2 }] });
-    expect(parsed).toEqual({ ok: true, value: { amount: 1999, currency: 'EUR', orderId: 'ord-1', items: [{ sku: 'mug', quantity: 2 }] } });
+    const parsed = parsePaymentRequest({
+      amount: 1999,
+      currency: 'EUR',
+      orderId: 'ord-1',
+      items: [{ sku: 'mug', quantity: 2 }],
+    });
+    expect(parsed).toEqual({
+      ok: true,
+      value: { amount: 1999, currency: 'EUR', orderId: 'ord-1', items: [{ sku: 'mug', quantity: 2 }] },
+    });
   });
 
   it('defaults items to none', () => {
-    expect(parsePaymentRequest({ amount: 1, currency: 'USD' })).toEqual({ ok: true, value: { amount: 1, currency: 'USD', items: [] } });
+    expect(parsePaymentRequest({ amount: 1, currency: 'USD' })).toEqual({
+      ok: true,
+      value: { amount: 1, currency: 'USD', items: [] },
+    });
   });
 
   it.each([
@@ -17,7 +28,17 @@ describe('parsePaymentRequest', () => {
     ['a lowercase currency', { amount: 1, currency: 'eur' }],
     ['an order id with spaces', { amount: 1, currency: 'EUR', orderId: 'a b' }],
     ['an item without quantity', { amount: 1, currency: 'EUR', items: [{ sku: 'mug' }] }],
-    ['a repeated sku', { amount: 1, currency: 'EUR', items: [{ sku: 'mug', quantity: 1 }, { sku: 'mug', quantity: 2 }] }],
+    [
+      'a repeated sku',
+      {
+        amount: 1,
+        currency: 'EUR',
+        items: [
+          { sku: 'mug', quantity: 1 },
+          { sku: 'mug', quantity: 2 },
+        ],
+      },
+    ],
   ])('refuses %s', (_label, body) => {
     expect(parsePaymentRequest(body)).toMatchObject({ ok: false, error: expect.any(String) });
   });
@@ -29,7 +50,10 @@ describe('parseRefundRequest', () => {
   });
 
   it('accepts a partial amount and a reason', () => {
-    expect(parseRefundRequest({ amount: 500, reason: 'damaged' })).toEqual({ ok: true, value: { amount: 500, reason: 'damaged' } });
+    expect(parseRefundRequest({ amount: 500, reason: 'damaged' })).toEqual({
+      ok: true,
+      value: { amount: 500, reason: 'damaged' },
+    });
   });
 
   it('refuses a negative amount', () => {

@@ -7,7 +7,12 @@ function counted(multiValue = false) {
   const handler = middy(async (): Promise<any> => {
     const body = JSON.stringify({ run: ++runs });
     return multiValue
-      ? { statusCode: 201, statusDescription: '201 Created', multiValueHeaders: { 'content-type': ['application/json'] }, body }
+      ? {
+          statusCode: 201,
+          statusDescription: '201 Created',
+          multiValueHeaders: { 'content-type': ['application/json'] },
+          body,
+        }
       : { statusCode: 201, headers: { 'content-type': 'application/json' }, body };
   });
   return { handler, runs: () => runs };
@@ -57,9 +62,17 @@ describe('httpIdempotency across event flavors', () => {
     await guarded(albEvent('alb-1', 5) as never, lambdaContext());
     const replay = await guarded(albEvent('alb-1', 5) as never, lambdaContext());
     const twoKeys = await guarded(albEvent(['a', 'b'], 5) as never, lambdaContext());
-    expect(replay).toMatchObject({ statusCode: 201, statusDescription: '201 Created', multiValueHeaders: { 'content-type': ['application/json'], 'Idempotent-Replayed': ['true'] } });
+    expect(replay).toMatchObject({
+      statusCode: 201,
+      statusDescription: '201 Created',
+      multiValueHeaders: { 'content-type': ['application/json'], 'Idempotent-Replayed': ['true'] },
+    });
     expect(replay.headers).toBeUndefined();
-    expect(twoKeys).toMatchObject({ statusCode: 400, statusDescription: '400', multiValueHeaders: { 'content-type': ['application/problem+json'] } });
+    expect(twoKeys).toMatchObject({
+      statusCode: 400,
+      statusDescription: '400',
+      multiValueHeaders: { 'content-type': ['application/problem+json'] },
+    });
     expect(runs()).toBe(1);
   });
 

@@ -10,20 +10,31 @@ export function countingHandler() {
   const handler = async (event: APIGatewayProxyEventV2) => {
     calls.push(event);
     const id = `pay_${calls.length}`;
-    return { statusCode: 201, headers: { 'content-type': 'application/json', location: `/payments/${id}`, 'set-cookie': 'a=b', 'x-other': '1' }, body: JSON.stringify({ id }) };
+    return {
+      statusCode: 201,
+      headers: { 'content-type': 'application/json', location: `/payments/${id}`, 'set-cookie': 'a=b', 'x-other': '1' },
+      body: JSON.stringify({ id }),
+    };
   };
   return { calls, handler };
 }
 
 /** A journal on a fresh DynamoDB Local table. */
-export async function dynamoJournal(clientOptions?: Parameters<typeof localClient>[0]): Promise<{ journal: DynamoDBJournal; tableName: string; client: ReturnType<typeof localClient> }> {
+export async function dynamoJournal(
+  clientOptions?: Parameters<typeof localClient>[0],
+): Promise<{ journal: DynamoDBJournal; tableName: string; client: ReturnType<typeof localClient> }> {
   const client = localClient(clientOptions);
   const tableName = await createJournalTable(client);
   return { journal: new DynamoDBJournal({ tableName, client }), tableName, client };
 }
 
 /** Wraps a handler with the middleware, as one Lambda container would. */
-export function guard<T>(handler: (event: APIGatewayProxyEventV2) => Promise<T>, journal: Journal, options: Partial<HttpIdempotencyOptions> = {}) {
+export function guard<T>(
+  handler: (event: APIGatewayProxyEventV2) => Promise<T>,
+  journal: Journal,
+  options: Partial<HttpIdempotencyOptions> = {},
+) {
   const wrapped = middy(handler).use(httpIdempotency({ journal, ...options }));
-  return (event: APIGatewayProxyEventV2, remainingTimeMs?: number) => wrapped(event, lambdaContext(remainingTimeMs)) as Promise<any>;
+  return (event: APIGatewayProxyEventV2, remainingTimeMs?: number) =>
+    wrapped(event, lambdaContext(remainingTimeMs)) as Promise<any>;
 }

@@ -13,7 +13,9 @@ describe('httpIdempotency on DynamoDB Local', () => {
       const { calls, handler } = countingHandler();
       const key = `concurrent-${trial}`;
       // A separate middleware instance per caller, as separate containers would have.
-      const answers = await Promise.all(Array.from({ length: 50 }, () => guard(handler, journal)(httpEvent({ key, body }))));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => guard(handler, journal)(httpEvent({ key, body }))),
+      );
       expect(calls).toHaveLength(1);
       for (const answer of answers) {
         if (answer.statusCode === 409) expect(answer.headers['retry-after']).toBe('1');
@@ -53,7 +55,10 @@ describe('httpIdempotency on DynamoDB Local', () => {
     const { journal } = await dynamoJournal();
     const { calls, handler } = countingHandler();
     await guard(handler, journal)(httpEvent({ key: 'order-1', rawBody: '{"amount":1250,"currency":"EUR"}' }));
-    const reordered = await guard(handler, journal)(httpEvent({ key: 'order-1', rawBody: '{ "currency" : "EUR",\n "amount": 1250 }' }));
+    const reordered = await guard(
+      handler,
+      journal,
+    )(httpEvent({ key: 'order-1', rawBody: '{ "currency" : "EUR",\n "amount": 1250 }' }));
     expect(reordered.statusCode).toBe(201);
     expect(reordered.headers['Idempotent-Replayed']).toBe('true');
     expect(calls).toHaveLength(1);
@@ -114,7 +119,10 @@ describe('httpIdempotency on DynamoDB Local', () => {
     const again = await guarded(httpEvent({ key: 'expiring', body }));
     expect(again.headers['Idempotent-Replayed']).toBeUndefined();
     expect(calls).toHaveLength(2);
-    expect(logger.info).toHaveBeenLastCalledWith('idempotency', expect.objectContaining({ idempotency_status: 'expired' }));
+    expect(logger.info).toHaveBeenLastCalledWith(
+      'idempotency',
+      expect.objectContaining({ idempotency_status: 'expired' }),
+    );
     expect(metricsSpy.mock.calls.map((c) => c[0])).toContain(MetricName.expiredKeyRetry);
     metricsSpy.mockRestore();
   });

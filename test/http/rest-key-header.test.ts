@@ -23,31 +23,46 @@ describe('httpIdempotency on a REST (v1) event carrying the key under two spelli
   async function guarded() {
     const { journal } = await dynamoJournal();
     let runs = 0;
-    const handler = middy(async () => ({ statusCode: 201, body: JSON.stringify({ run: ++runs }) })).use(httpIdempotency({ journal }));
-    const send = (event: object) => handler(event as never, lambdaContext()) as Promise<{ statusCode: number; body: string }>;
+    const handler = middy(async () => ({ statusCode: 201, body: JSON.stringify({ run: ++runs }) })).use(
+      httpIdempotency({ journal }),
+    );
+    const send = (event: object) =>
+      handler(event as never, lambdaContext()) as Promise<{ statusCode: number; body: string }>;
     return { journal, send, runs: () => runs };
   }
 
   it.each([
-    ['both maps', { 'Idempotency-Key': 'key-one', 'idempotency-key': 'key-two' }, { 'Idempotency-Key': ['key-one'], 'idempotency-key': ['key-two'] }],
+    [
+      'both maps',
+      { 'Idempotency-Key': 'key-one', 'idempotency-key': 'key-two' },
+      { 'Idempotency-Key': ['key-one'], 'idempotency-key': ['key-two'] },
+    ],
     ['the multi-value map only', {}, { 'Idempotency-Key': ['key-one'], 'idempotency-key': ['key-two'] }],
     ['one spelling in each map', { 'idempotency-key': 'key-two' }, { 'Idempotency-Key': ['key-one'] }],
-  ])('answers 400 idempotency-key-invalid to two different values in %s, without running the handler', async (_label, headers, multiValueHeaders) => {
-    const { journal, send, runs } = await guarded();
+  ])(
+    'answers 400 idempotency-key-invalid to two different values in %s, without running the handler',
+    async (_label, headers, multiValueHeaders) => {
+      const { journal, send, runs } = await guarded();
 
-    const answer = await send(restEvent(headers, multiValueHeaders));
+      const answer = await send(restEvent(headers, multiValueHeaders));
 
-    expect(answer.statusCode).toBe(400);
-    expect(JSON.parse(answer.body).type).toBe('urn:idemkit:problem:idempotency-key-invalid');
-    expect(runs()).toBe(0);
-    expect(await journal.get('req#-#POST /payments#key-one')).toBeUndefined();
-    expect(await journal.get('req#-#POST /payments#key-two')).toBeUndefined();
-  });
+      expect(answer.statusCode).toBe(400);
+      expect(JSON.parse(answer.body).type).toBe('urn:idemkit:problem:idempotency-key-invalid');
+      expect(runs()).toBe(0);
+      expect(await journal.get('req#-#POST /payments#key-one')).toBeUndefined();
+      expect(await journal.get('req#-#POST /payments#key-two')).toBeUndefined();
+    },
+  );
 
   it('accepts one key sent under two spellings with the same value', async () => {
     const { journal, send, runs } = await guarded();
 
-    const answer = await send(restEvent({ 'Idempotency-Key': 'same', 'idempotency-key': 'same' }, { 'Idempotency-Key': ['same'], 'idempotency-key': ['same'] }));
+    const answer = await send(
+      restEvent(
+        { 'Idempotency-Key': 'same', 'idempotency-key': 'same' },
+        { 'Idempotency-Key': ['same'], 'idempotency-key': ['same'] },
+      ),
+    );
 
     expect(answer.statusCode).toBe(201);
     expect(runs()).toBe(1);

@@ -51,27 +51,37 @@ const TENANT_SOURCES: Array<[string, (key: string, tenant: unknown) => object]> 
 async function guardedCounter() {
   const { journal } = await dynamoJournal();
   let runs = 0;
-  const handler = middy(async () => ({ statusCode: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run: ++runs }) })).use(
-    httpIdempotency({ journal }),
-  );
-  const send = (event: object) => handler(event as never, lambdaContext()) as Promise<{ statusCode: number; headers?: Record<string, string>; body: string }>;
+  const handler = middy(async () => ({
+    statusCode: 201,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ run: ++runs }),
+  })).use(httpIdempotency({ journal }));
+  const send = (event: object) =>
+    handler(event as never, lambdaContext()) as Promise<{
+      statusCode: number;
+      headers?: Record<string, string>;
+      body: string;
+    }>;
   return { journal, send, runs: () => runs };
 }
 
 describe('httpIdempotency tenant scope', () => {
-  it.each(TENANT_SOURCES)('keeps two numeric tenants apart when the tenant comes from the %s', async (_source, eventFor) => {
-    const { journal, send, runs } = await guardedCounter();
+  it.each(TENANT_SOURCES)(
+    'keeps two numeric tenants apart when the tenant comes from the %s',
+    async (_source, eventFor) => {
+      const { journal, send, runs } = await guardedCounter();
 
-    const first = await send(eventFor('shared-key', 4217));
-    const second = await send(eventFor('shared-key', 4218));
+      const first = await send(eventFor('shared-key', 4217));
+      const second = await send(eventFor('shared-key', 4218));
 
-    expect(first.statusCode).toBe(201);
-    expect(second.statusCode).toBe(201);
-    expect(second.headers?.['Idempotent-Replayed']).toBeUndefined();
-    expect(runs()).toBe(2);
-    expect(await journal.get('req#4217#POST /payments#shared-key')).toBeDefined();
-    expect(await journal.get('req#4218#POST /payments#shared-key')).toBeDefined();
-  });
+      expect(first.statusCode).toBe(201);
+      expect(second.statusCode).toBe(201);
+      expect(second.headers?.['Idempotent-Replayed']).toBeUndefined();
+      expect(runs()).toBe(2);
+      expect(await journal.get('req#4217#POST /payments#shared-key')).toBeDefined();
+      expect(await journal.get('req#4218#POST /payments#shared-key')).toBeDefined();
+    },
+  );
 
   it.each(TENANT_SOURCES)('scopes a numeric tenant from the %s as its decimal string', async (_source, eventFor) => {
     const { send, runs } = await guardedCounter();
@@ -88,18 +98,21 @@ describe('httpIdempotency tenant scope', () => {
     ['a boolean', true],
     ['an object', { id: 1 }],
     ['NaN', Number.NaN],
-  ])('refuses a tenant that is %s with 400 invalid-request, without running the handler or writing a record', async (_label, tenant) => {
-    const { journal, send, runs } = await guardedCounter();
+  ])(
+    'refuses a tenant that is %s with 400 invalid-request, without running the handler or writing a record',
+    async (_label, tenant) => {
+      const { journal, send, runs } = await guardedCounter();
 
-    const answers = await Promise.all(TENANT_SOURCES.map(([, eventFor]) => send(eventFor('odd-key', tenant))));
+      const answers = await Promise.all(TENANT_SOURCES.map(([, eventFor]) => send(eventFor('odd-key', tenant))));
 
-    for (const answer of answers) {
-      expect(answer.statusCode).toBe(400);
-      expect(JSON.parse(answer.body).type).toBe('urn:idemkit:problem:invalid-request');
-    }
-    expect(runs()).toBe(0);
-    expect(await journal.get('req#-#POST /payments#odd-key')).toBeUndefined();
-  });
+      for (const answer of answers) {
+        expect(answer.statusCode).toBe(400);
+        expect(JSON.parse(answer.body).type).toBe('urn:idemkit:problem:invalid-request');
+      }
+      expect(runs()).toBe(0);
+      expect(await journal.get('req#-#POST /payments#odd-key')).toBeUndefined();
+    },
+  );
 
   it('reads the next source when a Lambda authorizer sets tenantId to null', async () => {
     const { journal, send } = await guardedCounter();
@@ -121,7 +134,9 @@ describe('httpIdempotency tenant scope', () => {
     const { journal } = await dynamoJournal();
     let runs = 0;
     const guarded = (tenant: unknown) =>
-      middy(async () => ({ statusCode: 201, body: String(++runs) })).use(httpIdempotency({ journal, tenant: () => tenant as string }));
+      middy(async () => ({ statusCode: 201, body: String(++runs) })).use(
+        httpIdempotency({ journal, tenant: () => tenant as string }),
+      );
 
     await guarded(4217)(v2Event('option-key', undefined) as never, lambdaContext());
     const empty = await guarded('')(v2Event('option-key-2', undefined) as never, lambdaContext());

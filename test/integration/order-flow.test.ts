@@ -23,7 +23,9 @@ async function paymentsService() {
   const dynamodb = localClient();
   const journalTable = await createJournalTable(dynamodb);
   const stockTable = await createTable(dynamodb, 'stock', 'sku');
-  await dynamodb.send(new PutItemCommand({ TableName: stockTable, Item: { sku: { S: 'sku-1' }, available: { N: '10' } } }));
+  await dynamodb.send(
+    new PutItemCommand({ TableName: stockTable, Item: { sku: { S: 'sku-1' }, available: { N: '10' } } }),
+  );
   const journal = new DynamoDBJournal({ tableName: journalTable, client: dynamodb });
   const sqs = localSqsClient();
   const queue = await createQueue(sqs, { visibilityTimeoutSeconds: 1 });
@@ -52,16 +54,32 @@ async function paymentsService() {
       });
     }
   };
-  const consumer = sqsConsumer(reserveStock, { journal, consumer: 'order-events', messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE) });
+  const consumer = sqsConsumer(reserveStock, {
+    journal,
+    consumer: 'order-events',
+    messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE),
+  });
 
   return {
-    post: (key: string, body: unknown) => createPayment(httpEvent({ key, body }), lambdaContext()) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>,
+    post: (key: string, body: unknown) =>
+      createPayment(httpEvent({ key, body }), lambdaContext()) as Promise<{
+        statusCode: number;
+        headers: Record<string, string>;
+        body: string;
+      }>,
     stream: localStreamPoller(journalTable),
     dispatch: outboxDispatcher({ queueUrl: queue.url, client: sqs }),
     mapping: new EventSourceMapping(sqs, queue, (event) => consumer(event, lambdaContext())),
     queueDepth: () => queueDepth(sqs, queue.url),
     stockHandlerRuns,
-    available: async () => Number((await dynamodb.send(new GetItemCommand({ TableName: stockTable, Key: { sku: { S: 'sku-1' } }, ConsistentRead: true }))).Item!.available.N),
+    available: async () =>
+      Number(
+        (
+          await dynamodb.send(
+            new GetItemCommand({ TableName: stockTable, Key: { sku: { S: 'sku-1' } }, ConsistentRead: true }),
+          )
+        ).Item!.available.N,
+      ),
   };
 }
 
@@ -83,7 +101,11 @@ describe('payment → outbox → stream → queue → stock consumer', () => {
     const crashed = await service.mapping.deliverOnce({ crashAfterInvoke: true });
     const afterCrash = await service.available();
     // (c) the client retries the payment three times.
-    const retries = [await service.post('pay-key-1', order), await service.post('pay-key-1', order), await service.post('pay-key-1', order)];
+    const retries = [
+      await service.post('pay-key-1', order),
+      await service.post('pay-key-1', order),
+      await service.post('pay-key-1', order),
+    ];
     const laterStream = await service.stream.deliver(service.dispatch);
     // The messages reappear after the 1 s visibility timeout and are suppressed as duplicates.
     const redeliveries = await service.mapping.drain();
@@ -92,11 +114,19 @@ describe('payment → outbox → stream → queue → stock consumer', () => {
     expect([firstDispatch, secondDispatch]).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
     expect(crashed).toMatchObject({ received: 2, deleted: 0 });
     expect(afterCrash).toBe(7);
-    expect(retries.map((retry) => [retry.statusCode, retry.body, retry.headers['Idempotent-Replayed']])).toEqual(Array(3).fill([201, created.body, 'true']));
+    expect(retries.map((retry) => [retry.statusCode, retry.body, retry.headers['Idempotent-Replayed']])).toEqual(
+      Array(3).fill([201, created.body, 'true']),
+    );
     // No new outbox events: only the dispatcher's own MODIFY that starts each sent item's TTL.
-    const laterOutbox = laterStream.event.Records.filter((record) => record.dynamodb?.NewImage?.pk?.S?.startsWith('outbox#'));
+    const laterOutbox = laterStream.event.Records.filter((record) =>
+      record.dynamodb?.NewImage?.pk?.S?.startsWith('outbox#'),
+    );
     expect(laterOutbox.filter((record) => record.eventName === 'INSERT')).toEqual([]);
-    expect(laterOutbox.every((record) => record.dynamodb?.NewImage?.expiresAt?.N && record.dynamodb?.NewImage?.dispatchedAt?.N)).toBe(true);
+    expect(
+      laterOutbox.every(
+        (record) => record.dynamodb?.NewImage?.expiresAt?.N && record.dynamodb?.NewImage?.dispatchedAt?.N,
+      ),
+    ).toBe(true);
     expect(redeliveries.reduce((sum, delivery) => sum + delivery.deleted, 0)).toBe(2);
     expect(await service.available()).toBe(7);
     expect(service.stockHandlerRuns).toHaveLength(1);

@@ -14,7 +14,10 @@ describe('DynamoDBJournal clients', () => {
     if (!reserved.reserved) throw new Error('expected a reservation');
     await journal.complete('req#-#op#doc', reserved.record.leaseToken, { ok: true }, 60);
     const again = await journal.reserve({ pk: 'req#-#op#doc', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
-    expect(again).toMatchObject({ reserved: false, record: { status: RecordStatus.completed, response: { value: { ok: true } } } });
+    expect(again).toMatchObject({
+      reserved: false,
+      record: { status: RecordStatus.completed, response: { value: { ok: true } } },
+    });
   });
 
   it('sends low-level item commands, one per journal call', async () => {
@@ -118,7 +121,9 @@ type ExpressionInput = Expressions & { readonly TransactItems?: ReadonlyArray<Re
 function attributesNamed(input: ExpressionInput): string[] {
   const parts = [input, ...(input.TransactItems ?? []).flatMap((entry) => Object.values(entry))];
   return parts.flatMap(({ UpdateExpression = '', ConditionExpression = '', ExpressionAttributeNames = {} }) => {
-    const text = `${UpdateExpression} ${ConditionExpression}`.replace(/:\w+/g, ' ').replace(/attribute_not_exists|attribute_exists|\b(SET|REMOVE|AND|OR|NOT)\b/g, ' ');
+    const text = `${UpdateExpression} ${ConditionExpression}`
+      .replace(/:\w+/g, ' ')
+      .replace(/attribute_not_exists|attribute_exists|\b(SET|REMOVE|AND|OR|NOT)\b/g, ' ');
     const paths = text.match(/[#A-Za-z_][\w#.]*/g) ?? [];
     return paths.map((path) => {
       const first = path.split('.')[0];

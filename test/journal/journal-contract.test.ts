@@ -34,7 +34,8 @@ async function memorySubject(): Promise<Subject> {
     journal,
     clock,
     domainTable: 'domain',
-    readItem: async (table, pk) => journal.tables.get(table === 'journal' ? MEMORY_JOURNAL_TABLE : 'domain')?.get(JSON.stringify([pk])),
+    readItem: async (table, pk) =>
+      journal.tables.get(table === 'journal' ? MEMORY_JOURNAL_TABLE : 'domain')?.get(JSON.stringify([pk])),
   };
 }
 
@@ -48,7 +49,16 @@ async function dynamoSubject(): Promise<Subject> {
     journal: new DynamoDBJournal({ tableName, client, clock: () => clock.now }),
     clock,
     domainTable,
-    readItem: async (table, pk) => (await doc.send(new GetCommand({ TableName: table === 'journal' ? tableName : domainTable, Key: { pk }, ConsistentRead: true }))).Item,
+    readItem: async (table, pk) =>
+      (
+        await doc.send(
+          new GetCommand({
+            TableName: table === 'journal' ? tableName : domainTable,
+            Key: { pk },
+            ConsistentRead: true,
+          }),
+        )
+      ).Item,
   };
 }
 
@@ -65,12 +75,19 @@ describe.each([
   beforeEach(() => {
     s.clock.now += 10 * 24 * 3600 * 1000; // every test starts on a fresh day of the fake clock
   });
-  const reserve = (pk: string, fingerprint = 'fp-1', leaseMs = 1_000) => s.journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: 3600 });
+  const reserve = (pk: string, fingerprint = 'fp-1', leaseMs = 1_000) =>
+    s.journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: 3600 });
 
   it('reserves a new key with a fresh lease, attempt 1 and an expiry', async () => {
     const result = await reserve('req#t#op#new');
     expect(result.reserved).toBe(true);
-    expect(result.record).toMatchObject({ status: RecordStatus.inProgress, attempt: 1, fingerprint: 'fp-1', leaseUntilEpochMs: s.clock.now + 1_000, effectStarted: false });
+    expect(result.record).toMatchObject({
+      status: RecordStatus.inProgress,
+      attempt: 1,
+      fingerprint: 'fp-1',
+      leaseUntilEpochMs: s.clock.now + 1_000,
+      effectStarted: false,
+    });
     expect(result.record.expiresAtEpochSeconds).toBe(Math.floor(s.clock.now / 1000) + 3600);
   });
 
@@ -91,20 +108,44 @@ describe.each([
   });
 
   it('never treats a record under a live lease as expired, even with a TTL shorter than the lease', async () => {
-    const first = await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 });
+    const first = await s.journal.reserve({
+      pk: 'req#t#op#short-ttl',
+      fingerprint: 'fp-1',
+      leaseMs: 10_000,
+      ttlSeconds: 1,
+    });
     expect(first.record.expiresAtEpochSeconds).toBeGreaterThanOrEqual(Math.ceil((s.clock.now + 10_000) / 1000));
     s.clock.now += 5_000;
-    expect((await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 })).reserved).toBe(false);
+    expect(
+      (await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 }))
+        .reserved,
+    ).toBe(false);
     s.clock.now += 6_000;
-    expect(await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 })).toMatchObject({ reserved: true, replacedExpired: true });
+    expect(
+      await s.journal.reserve({ pk: 'req#t#op#short-ttl', fingerprint: 'fp-1', leaseMs: 10_000, ttlSeconds: 1 }),
+    ).toMatchObject({ reserved: true, replacedExpired: true });
   });
 
   it('keeps a record whose lease a heartbeat extended past its expiresAt', async () => {
-    const first = await s.journal.reserve({ pk: 'req#t#op#heartbeat-past-ttl', fingerprint: 'fp-1', leaseMs: 1_000, ttlSeconds: 60 });
+    const first = await s.journal.reserve({
+      pk: 'req#t#op#heartbeat-past-ttl',
+      fingerprint: 'fp-1',
+      leaseMs: 1_000,
+      ttlSeconds: 60,
+    });
     s.clock.now += 59_000;
     await s.journal.heartbeat('req#t#op#heartbeat-past-ttl', first.record.leaseToken, 10_000);
     s.clock.now += 6_000;
-    expect((await s.journal.reserve({ pk: 'req#t#op#heartbeat-past-ttl', fingerprint: 'fp-1', leaseMs: 1_000, ttlSeconds: 60 })).reserved).toBe(false);
+    expect(
+      (
+        await s.journal.reserve({
+          pk: 'req#t#op#heartbeat-past-ttl',
+          fingerprint: 'fp-1',
+          leaseMs: 1_000,
+          ttlSeconds: 60,
+        })
+      ).reserved,
+    ).toBe(false);
   });
 
   it('replays a completed response, including an undefined one', async () => {
@@ -125,12 +166,16 @@ describe.each([
 
   it('takes over only an expired lease, with a new token and attempt + 1', async () => {
     const first = await reserve('req#t#op#takeover');
-    await expect(s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     s.clock.now += 1_001;
     const taken = await s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000);
     expect(taken.attempt).toBe(2);
     expect(taken.leaseToken).not.toBe(first.record.leaseToken);
-    await expect(s.journal.complete('req#t#op#takeover', first.record.leaseToken, 'late', 60)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(s.journal.complete('req#t#op#takeover', first.record.leaseToken, 'late', 60)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
   });
 
   it('extends a lease with heartbeat so it cannot be taken over', async () => {
@@ -138,7 +183,9 @@ describe.each([
     s.clock.now += 900;
     await s.journal.heartbeat('req#t#op#heartbeat', first.record.leaseToken, 1_000);
     s.clock.now += 900;
-    await expect(s.journal.takeOver('req#t#op#heartbeat', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(s.journal.takeOver('req#t#op#heartbeat', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
   });
 
   it('stops a record from expiring once an effect began, and merges evidence', async () => {
@@ -149,13 +196,19 @@ describe.each([
     s.clock.now += 7_200_000;
     const again = await reserve('req#t#op#effect');
     expect(again.reserved).toBe(false);
-    expect(again.record).toMatchObject({ effectStarted: true, effectName: 'charge', evidence: { chargeId: 'ch_1', attempts: 2 } });
+    expect(again.record).toMatchObject({
+      effectStarted: true,
+      effectName: 'charge',
+      evidence: { chargeId: 'ch_1', attempts: 2 },
+    });
     expect(again.record.expiresAtEpochSeconds).toBeUndefined();
   });
 
   it('marks an abandoned record UNKNOWN only after its lease expired', async () => {
     const first = await reserve('req#t#op#abandoned');
-    await expect(s.journal.markAbandonedUnknown('req#t#op#abandoned', first.record.leaseToken)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(s.journal.markAbandonedUnknown('req#t#op#abandoned', first.record.leaseToken)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     s.clock.now += 2_000;
     const marked = await s.journal.markAbandonedUnknown('req#t#op#abandoned', first.record.leaseToken);
     expect(marked.status).toBe(RecordStatus.unknown);
@@ -168,17 +221,28 @@ describe.each([
     expect(await s.journal.get('req#t#op#release')).toBeUndefined();
     const second = await reserve('req#t#op#release');
     await s.journal.complete('req#t#op#release', second.record.leaseToken, 'done', 60);
-    await expect(s.journal.release('req#t#op#release', second.record.leaseToken)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(s.journal.release('req#t#op#release', second.record.leaseToken)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     expect((await s.journal.get('req#t#op#release'))?.status).toBe(RecordStatus.completed);
   });
 
   it('commits a uniqueness claim with the completion and refuses a second claim, committing nothing', async () => {
     const a = await reserve('req#t#op#claim-a');
-    await s.journal.complete('req#t#op#claim-a', a.record.leaseToken, 'a', 60, { ...noWrites, uniqueClaims: [{ name: 'refund', value: 'pay_1' }] });
+    await s.journal.complete('req#t#op#claim-a', a.record.leaseToken, 'a', 60, {
+      ...noWrites,
+      uniqueClaims: [{ name: 'refund', value: 'pay_1' }],
+    });
     expect(await s.readItem('journal', uniquePk('refund', 'pay_1'))).toMatchObject({ claimedBy: 'req#t#op#claim-a' });
     const b = await reserve('req#t#op#claim-b');
     const staged = [{ Put: { TableName: s.domainTable, Item: { pk: 'row-b' } } }];
-    const error = await s.journal.complete('req#t#op#claim-b', b.record.leaseToken, 'b', 60, { ...noWrites, staged, uniqueClaims: [{ name: 'refund', value: 'pay_1' }] }).catch((e) => e);
+    const error = await s.journal
+      .complete('req#t#op#claim-b', b.record.leaseToken, 'b', 60, {
+        ...noWrites,
+        staged,
+        uniqueClaims: [{ name: 'refund', value: 'pay_1' }],
+      })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(UniqueConflictError);
     expect(error.existing).toMatchObject({ claimedBy: 'req#t#op#claim-a' });
     expect((await s.journal.get('req#t#op#claim-b'))?.status).toBe(RecordStatus.inProgress);
@@ -191,7 +255,9 @@ describe.each([
       { Put: { TableName: s.domainTable, Item: { pk: 'row-new' } } },
       { Put: { TableName: s.domainTable, Item: { pk: 'row-missing' }, ConditionExpression: 'attribute_exists(pk)' } },
     ];
-    const error = await s.journal.complete('req#t#op#staged', a.record.leaseToken, 'x', 60, { ...noWrites, staged }).catch((e) => e);
+    const error = await s.journal
+      .complete('req#t#op#staged', a.record.leaseToken, 'x', 60, { ...noWrites, staged })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(WriteConflictError);
     expect(error.itemIndex).toBe(1);
     expect(await s.readItem('domain', 'row-new')).toBeUndefined();
@@ -199,15 +265,29 @@ describe.each([
 
   it('lets an operator resolve an UNKNOWN record as completed, but not a live one', async () => {
     const a = await reserve('req#t#op#resolve');
-    await expect(s.journal.resolve('req#t#op#resolve', { outcome: 'released' })).rejects.toBeInstanceOf(NotResolvableError);
+    await expect(s.journal.resolve('req#t#op#resolve', { outcome: 'released' })).rejects.toBeInstanceOf(
+      NotResolvableError,
+    );
     await s.journal.markUnknown('req#t#op#resolve', a.record.leaseToken);
-    await s.journal.resolve('req#t#op#resolve', { outcome: 'completed', response: { statusCode: 201 }, ttlSeconds: 60 });
+    await s.journal.resolve('req#t#op#resolve', {
+      outcome: 'completed',
+      response: { statusCode: 201 },
+      ttlSeconds: 60,
+    });
     const again = await reserve('req#t#op#resolve');
     expect(again.record).toMatchObject({ status: RecordStatus.completed, response: { value: { statusCode: 201 } } });
   });
 
   describe('commitStaged (effects: staged-only)', () => {
-    const commit = (pk: string, options: { fingerprint?: string; response?: unknown; writes?: Partial<CompletionWrites>; over?: 'absent' | 'claimable' } = {}) =>
+    const commit = (
+      pk: string,
+      options: {
+        fingerprint?: string;
+        response?: unknown;
+        writes?: Partial<CompletionWrites>;
+        over?: 'absent' | 'claimable';
+      } = {},
+    ) =>
       s.journal.commitStaged({
         pk,
         fingerprint: options.fingerprint ?? 'fp-1',
@@ -218,23 +298,51 @@ describe.each([
         writes: { ...noWrites, ...options.writes },
         over: options.over ?? 'absent',
       });
-    const row = (pk: string, condition?: string) => ({ Put: { TableName: s.domainTable, Item: { pk }, ...(condition ? { ConditionExpression: condition } : {}) } });
+    const row = (pk: string, condition?: string) => ({
+      Put: { TableName: s.domainTable, Item: { pk }, ...(condition ? { ConditionExpression: condition } : {}) },
+    });
 
     it('commits a new key: the completed record with its response, the staged write, the claim and the outbox event together', async () => {
-      const event = { eventId: 'ev-staged-1', type: 'order.confirmed', detail: { n: 1 }, occurredAt: '2026-11-30T10:00:00.000Z' };
-      const result = await commit('req#t#op#staged-new', { writes: { staged: [row('row-staged-new')], uniqueClaims: [{ name: 'order', value: 'o-staged-1' }], outbox: [event] } });
+      const event = {
+        eventId: 'ev-staged-1',
+        type: 'order.confirmed',
+        detail: { n: 1 },
+        occurredAt: '2026-11-30T10:00:00.000Z',
+      };
+      const result = await commit('req#t#op#staged-new', {
+        writes: {
+          staged: [row('row-staged-new')],
+          uniqueClaims: [{ name: 'order', value: 'o-staged-1' }],
+          outbox: [event],
+        },
+      });
       expect(result).toEqual({ kind: 'committed' });
-      expect(await s.journal.get('req#t#op#staged-new')).toMatchObject({ status: RecordStatus.completed, fingerprint: 'fp-1', attempt: 1, response: { value: { statusCode: 201 } } });
-      expect((await s.journal.get('req#t#op#staged-new'))?.expiresAtEpochSeconds).toBe(Math.floor(s.clock.now / 1000) + 3600);
+      expect(await s.journal.get('req#t#op#staged-new')).toMatchObject({
+        status: RecordStatus.completed,
+        fingerprint: 'fp-1',
+        attempt: 1,
+        response: { value: { statusCode: 201 } },
+      });
+      expect((await s.journal.get('req#t#op#staged-new'))?.expiresAtEpochSeconds).toBe(
+        Math.floor(s.clock.now / 1000) + 3600,
+      );
       expect(await s.readItem('domain', 'row-staged-new')).toBeDefined();
-      expect(await s.readItem('journal', uniquePk('order', 'o-staged-1'))).toMatchObject({ claimedBy: 'req#t#op#staged-new' });
+      expect(await s.readItem('journal', uniquePk('order', 'o-staged-1'))).toMatchObject({
+        claimedBy: 'req#t#op#staged-new',
+      });
       expect(await s.readItem('journal', outboxPk('ev-staged-1'))).toMatchObject({ type: 'order.confirmed' });
     });
 
     it('refuses over a completed record and returns it with its response, committing nothing of its own', async () => {
       await commit('req#t#op#staged-done', { response: { first: true } });
-      const again = await commit('req#t#op#staged-done', { response: { first: false }, writes: { staged: [row('row-staged-done')] } });
-      expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.completed, response: { value: { first: true } } } });
+      const again = await commit('req#t#op#staged-done', {
+        response: { first: false },
+        writes: { staged: [row('row-staged-done')] },
+      });
+      expect(again).toMatchObject({
+        kind: 'refused',
+        record: { status: RecordStatus.completed, response: { value: { first: true } } },
+      });
       expect(await s.readItem('domain', 'row-staged-done')).toBeUndefined();
     });
 
@@ -247,28 +355,44 @@ describe.each([
     it('refuses over a live lease of a leased attempt', async () => {
       const leased = await reserve('req#t#op#staged-leased');
       const again = await commit('req#t#op#staged-leased', { over: 'claimable' });
-      expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.inProgress, leaseToken: leased.record.leaseToken } });
+      expect(again).toMatchObject({
+        kind: 'refused',
+        record: { status: RecordStatus.inProgress, leaseToken: leased.record.leaseToken },
+      });
     });
 
     it('lets the record decide when a staged write’s own condition also fails', async () => {
-      await commit('req#t#op#staged-decides', { writes: { staged: [row('row-staged-decides', 'attribute_not_exists(pk)')] } });
-      const again = await commit('req#t#op#staged-decides', { writes: { staged: [row('row-staged-decides', 'attribute_not_exists(pk)')] } });
+      await commit('req#t#op#staged-decides', {
+        writes: { staged: [row('row-staged-decides', 'attribute_not_exists(pk)')] },
+      });
+      const again = await commit('req#t#op#staged-decides', {
+        writes: { staged: [row('row-staged-decides', 'attribute_not_exists(pk)')] },
+      });
       expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.completed } });
     });
 
     it('commits over a record past its expiresAt only when asked to commit over a claimable record', async () => {
       await commit('req#t#op#staged-expired', { response: 'old' });
       s.clock.now += 3_601_000;
-      expect(await commit('req#t#op#staged-expired', { response: 'new' })).toMatchObject({ kind: 'refused', record: { response: { value: 'old' } } });
-      expect(await commit('req#t#op#staged-expired', { response: 'new', over: 'claimable' })).toEqual({ kind: 'committed' });
+      expect(await commit('req#t#op#staged-expired', { response: 'new' })).toMatchObject({
+        kind: 'refused',
+        record: { response: { value: 'old' } },
+      });
+      expect(await commit('req#t#op#staged-expired', { response: 'new', over: 'claimable' })).toEqual({
+        kind: 'committed',
+      });
       expect((await s.journal.get('req#t#op#staged-expired'))?.response).toEqual({ value: 'new' });
     });
 
     it('commits over a leased attempt that vanished before any effect, whose late completion is then refused', async () => {
       const leased = await reserve('req#t#op#staged-abandoned');
       s.clock.now += 1_001;
-      expect(await commit('req#t#op#staged-abandoned', { response: 'staged', over: 'claimable' })).toEqual({ kind: 'committed' });
-      await expect(s.journal.complete('req#t#op#staged-abandoned', leased.record.leaseToken, 'late', 60)).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await commit('req#t#op#staged-abandoned', { response: 'staged', over: 'claimable' })).toEqual({
+        kind: 'committed',
+      });
+      await expect(
+        s.journal.complete('req#t#op#staged-abandoned', leased.record.leaseToken, 'late', 60),
+      ).rejects.toBeInstanceOf(LeaseLostError);
       expect((await s.journal.get('req#t#op#staged-abandoned'))?.response).toEqual({ value: 'staged' });
     });
 
@@ -276,13 +400,20 @@ describe.each([
       const leased = await reserve('req#t#op#staged-effect');
       await s.journal.beginEffect('req#t#op#staged-effect', leased.record.leaseToken, 'charge');
       s.clock.now += 1_001;
-      expect(await commit('req#t#op#staged-effect', { over: 'claimable' })).toMatchObject({ kind: 'refused', record: { effectStarted: true } });
+      expect(await commit('req#t#op#staged-effect', { over: 'claimable' })).toMatchObject({
+        kind: 'refused',
+        record: { effectStarted: true },
+      });
     });
 
     it('refuses a held uniqueness claim and a failed staged condition, committing nothing', async () => {
       await commit('req#t#op#staged-claim-a', { writes: { uniqueClaims: [{ name: 'order', value: 'o-staged-2' }] } });
-      const claim = await commit('req#t#op#staged-claim-b', { writes: { staged: [row('row-claim-b')], uniqueClaims: [{ name: 'order', value: 'o-staged-2' }] } }).catch((e) => e);
-      const write = await commit('req#t#op#staged-write', { writes: { staged: [row('row-write-new'), row('row-write-missing', 'attribute_exists(pk)')] } }).catch((e) => e);
+      const claim = await commit('req#t#op#staged-claim-b', {
+        writes: { staged: [row('row-claim-b')], uniqueClaims: [{ name: 'order', value: 'o-staged-2' }] },
+      }).catch((e) => e);
+      const write = await commit('req#t#op#staged-write', {
+        writes: { staged: [row('row-write-new'), row('row-write-missing', 'attribute_exists(pk)')] },
+      }).catch((e) => e);
       expect(claim).toBeInstanceOf(UniqueConflictError);
       expect(claim.existing).toMatchObject({ claimedBy: 'req#t#op#staged-claim-a' });
       expect(write).toBeInstanceOf(WriteConflictError);
@@ -304,7 +435,10 @@ describe.each([
 
     it('refuses a response past the transaction’s limits before anything is written', async () => {
       const body = randomBytes(4_500_000).toString('base64');
-      const error = await commit('req#t#op#staged-too-large', { response: { body }, writes: { staged: [row('row-too-large')] } }).catch((e) => e);
+      const error = await commit('req#t#op#staged-too-large', {
+        response: { body },
+        writes: { staged: [row('row-too-large')] },
+      }).catch((e) => e);
       expect(error).toBeInstanceOf(ResponseTooLargeError);
       expect(await s.journal.get('req#t#op#staged-too-large')).toBeUndefined();
       expect(await s.readItem('domain', 'row-too-large')).toBeUndefined();

@@ -27,21 +27,33 @@ describe('the model and the journal name the same guards', () => {
     expect(guards[name]?.expression).toBe(expression);
   });
 
-  it.each(Object.entries(guards).filter(([, entry]) => entry.promela !== null))('model guard for %s is the one in the table, under the expression it stands for', (name, entry) => {
-    expect(modelLines).toContain(entry.promela);
-    expect(model).toContain(`/* guard ${name}: ${entry.expression} */`);
-    const macro = /^#define (\w+)/.exec(entry.promela!)![1]!;
-    const uses = model.split('\n').filter((line) => new RegExp(`\\b${macro}\\b`).test(line) && !line.trim().startsWith(`#define ${macro}`));
-    expect(uses.length).toBeGreaterThan(0);
-  });
+  it.each(Object.entries(guards).filter(([, entry]) => entry.promela !== null))(
+    'model guard for %s is the one in the table, under the expression it stands for',
+    (name, entry) => {
+      expect(modelLines).toContain(entry.promela);
+      expect(model).toContain(`/* guard ${name}: ${entry.expression} */`);
+      const macro = /^#define (\w+)/.exec(entry.promela!)![1]!;
+      const uses = model
+        .split('\n')
+        .filter((line) => new RegExp(`\\b${macro}\\b`).test(line) && !line.trim().startsWith(`#define ${macro}`));
+      expect(uses.length).toBeGreaterThan(0);
+    },
+  );
 
-  it.each(Object.entries(guards).filter(([, entry]) => entry.promela === null))('says why %s is not modelled', (_name, entry) => {
-    expect(entry.notModelled?.length).toBeGreaterThan(20);
-  });
+  it.each(Object.entries(guards).filter(([, entry]) => entry.promela === null))(
+    'says why %s is not modelled',
+    (_name, entry) => {
+      expect(entry.notModelled?.length).toBeGreaterThan(20);
+    },
+  );
 
   it('writes every condition of the journal through the named conditions, not inline', () => {
-    const inline = journalSources.filter(({ text }) => /ConditionExpression:\s*['"`]/.test(text)).map(({ file }) => file);
-    const copies = journalSources.filter(({ text }) => Object.values(JournalCondition).some((expression) => text.includes(expression))).map(({ file }) => file);
+    const inline = journalSources
+      .filter(({ text }) => /ConditionExpression:\s*['"`]/.test(text))
+      .map(({ file }) => file);
+    const copies = journalSources
+      .filter(({ text }) => Object.values(JournalCondition).some((expression) => text.includes(expression)))
+      .map(({ file }) => file);
     expect(inline).toEqual([]);
     expect(copies).toEqual([]);
   });

@@ -28,9 +28,13 @@ describe('outboxDispatcher', () => {
 
     expect(response).toEqual({ batchItemFailures: [] });
     const received = await receiveExactly(sqs, queue.url, 3);
-    const bodies = received.map((message) => JSON.parse(message.Body!)).sort((a, b) => a.eventId.localeCompare(b.eventId));
+    const bodies = received
+      .map((message) => JSON.parse(message.Body!))
+      .sort((a, b) => a.eventId.localeCompare(b.eventId));
     expect(bodies).toEqual(events.map((event) => ({ ...event, occurredAt: '2026-11-30T10:00:00.000Z' })));
-    expect(received.map((message) => message.MessageAttributes?.[OUTBOX_EVENT_ID_ATTRIBUTE]?.StringValue).sort()).toEqual(['e1', 'e2', 'e3']);
+    expect(
+      received.map((message) => message.MessageAttributes?.[OUTBOX_EVENT_ID_ATTRIBUTE]?.StringValue).sort(),
+    ).toEqual(['e1', 'e2', 'e3']);
   });
 
   it('starts the TTL of each sent item only after it was sent', async () => {
@@ -40,7 +44,9 @@ describe('outboxDispatcher', () => {
     const queue = await createQueue(sqs);
     const before = await getItem(client, tableName, 'outbox#e1');
 
-    await poller.deliver(outboxDispatcher({ queueUrl: queue.url, client: sqs, journalClient: client, retentionSeconds: 3600 }));
+    await poller.deliver(
+      outboxDispatcher({ queueUrl: queue.url, client: sqs, journalClient: client, retentionSeconds: 3600 }),
+    );
 
     const after = await getItem(client, tableName, 'outbox#e1');
     expect(before?.expiresAt).toBeUndefined();
@@ -56,7 +62,9 @@ describe('outboxDispatcher', () => {
     const queue = await createQueue(sqs);
     const closed = localClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 });
 
-    const { event, response } = await poller.deliver(outboxDispatcher({ queueUrl: queue.url, client: sqs, journalClient: closed }));
+    const { event, response } = await poller.deliver(
+      outboxDispatcher({ queueUrl: queue.url, client: sqs, journalClient: closed }),
+    );
 
     expect(response?.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(outboxSequenceNumbers(event));
     expect((await getItem(client, tableName, 'outbox#e1'))?.expiresAt).toBeUndefined();
@@ -87,8 +95,12 @@ describe('outboxDispatcher', () => {
     await dispatch(event);
 
     expect(await queueDepth(sqs, queue.url)).toBe(2);
-    const received = (await receiveExactly(sqs, queue.url, 2, 2_500)).sort((a, b) => a.Attributes!.MessageDeduplicationId!.localeCompare(b.Attributes!.MessageDeduplicationId!));
-    expect(received.map((message) => [message.Attributes?.MessageDeduplicationId, message.Attributes?.MessageGroupId])).toEqual([
+    const received = (await receiveExactly(sqs, queue.url, 2, 2_500)).sort((a, b) =>
+      a.Attributes!.MessageDeduplicationId!.localeCompare(b.Attributes!.MessageDeduplicationId!),
+    );
+    expect(
+      received.map((message) => [message.Attributes?.MessageDeduplicationId, message.Attributes?.MessageGroupId]),
+    ).toEqual([
       ['e1', 'order.confirmed'],
       ['e2', 'order.cancelled'],
     ]);
@@ -100,7 +112,13 @@ describe('outboxDispatcher', () => {
     const sqs = localSqsClient();
     const queue = await createQueue(sqs, { fifo: true });
 
-    await poller.deliver(outboxDispatcher({ queueUrl: queue.url, client: sqs, messageGroupId: (message) => (message.detail as { orderId: string }).orderId }));
+    await poller.deliver(
+      outboxDispatcher({
+        queueUrl: queue.url,
+        client: sqs,
+        messageGroupId: (message) => (message.detail as { orderId: string }).orderId,
+      }),
+    );
 
     const [message] = await receiveMessages(sqs, queue.url, { waitSeconds: 1 });
     expect(message.Attributes?.MessageGroupId).toBe('o-1');
@@ -114,11 +132,19 @@ describe('outboxDispatcher', () => {
     // A per-entry refusal inside a successful batch call is a fault no local server produces on demand.
     mockClient(sqs)
       .on(SendMessageBatchCommand)
-      .resolves({ Successful: [{ Id: '0', MessageId: 'm0', MD5OfMessageBody: '' }, { Id: '2', MessageId: 'm2', MD5OfMessageBody: '' }], Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }] });
+      .resolves({
+        Successful: [
+          { Id: '0', MessageId: 'm0', MD5OfMessageBody: '' },
+          { Id: '2', MessageId: 'm2', MD5OfMessageBody: '' },
+        ],
+        Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }],
+      });
 
     const response = await outboxDispatcher({ queueUrl: 'http://127.0.0.1:9/000000000000/q', client: sqs })(event);
 
-    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(outboxSequenceNumbers(event).slice(1));
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
+      outboxSequenceNumbers(event).slice(1),
+    );
   });
 
   it('reports every outbox record when the queue cannot be reached, and logs why', async () => {
@@ -129,10 +155,15 @@ describe('outboxDispatcher', () => {
     const logged = jest.spyOn(logger, 'error');
     const closed = localSqsClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 });
 
-    const response = await outboxDispatcher({ queueUrl: 'http://127.0.0.1:9/000000000000/q', client: closed, logger })(event);
+    const response = await outboxDispatcher({ queueUrl: 'http://127.0.0.1:9/000000000000/q', client: closed, logger })(
+      event,
+    );
 
     expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(outboxSequenceNumbers(event));
-    expect(logged).toHaveBeenCalledWith('outbox dispatch stopped', expect.objectContaining({ event_id: 'e1', reported: 3 }));
+    expect(logged).toHaveBeenCalledWith(
+      'outbox dispatch stopped',
+      expect.objectContaining({ event_id: 'e1', reported: 3 }),
+    );
   });
 
   it('redelivers the unsent records on the next stream read after a partial failure', async () => {
@@ -159,7 +190,9 @@ describe('outboxDispatcher', () => {
 
     const response = await outboxDispatcher({ queueUrl: queue.url, client: sqs })(event);
 
-    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(outboxSequenceNumbers(event).slice(1));
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
+      outboxSequenceNumbers(event).slice(1),
+    );
     const [message] = await receiveMessages(sqs, queue.url, { waitSeconds: 1 });
     expect(JSON.parse(message.Body!).eventId).toBe('e1');
   });
@@ -169,16 +202,31 @@ describe('outboxDispatcher', () => {
     await putOutboxEvents(client, tableName, events.slice(0, 2));
     const event = await poller.read();
     // EventBridge has no local emulator here: the mock records the request and refuses entry 2.
-    const bus = new EventBridgeClient({ region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const bus = new EventBridgeClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const mock = mockClient(bus)
       .on(PutEventsCommand)
-      .resolves({ FailedEntryCount: 1, Entries: [{ EventId: 'x' }, { ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }] });
+      .resolves({
+        FailedEntryCount: 1,
+        Entries: [{ EventId: 'x' }, { ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }],
+      });
 
-    const response = await outboxDispatcher({ eventBusName: 'payments', source: 'payments.service', client: bus })(event);
+    const response = await outboxDispatcher({ eventBusName: 'payments', source: 'payments.service', client: bus })(
+      event,
+    );
 
     const [entry] = mock.commandCalls(PutEventsCommand)[0].args[0].input.Entries!;
-    expect(entry).toMatchObject({ EventBusName: 'payments', Source: 'payments.service', DetailType: 'order.confirmed', Time: new Date('2026-11-30T10:00:00.000Z') });
+    expect(entry).toMatchObject({
+      EventBusName: 'payments',
+      Source: 'payments.service',
+      DetailType: 'order.confirmed',
+      Time: new Date('2026-11-30T10:00:00.000Z'),
+    });
     expect(JSON.parse(entry.Detail!)).toEqual({ ...events[0], occurredAt: '2026-11-30T10:00:00.000Z' });
-    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(outboxSequenceNumbers(event).slice(1));
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
+      outboxSequenceNumbers(event).slice(1),
+    );
   });
 });

@@ -8,7 +8,8 @@ async function orderView() {
   const client = localClient();
   const tableName = await createTable(client, 'order-view', 'orderId');
   const guard = new ProjectionGuard({ tableName, client });
-  const read = async () => unmarshall((await client.send(new GetItemCommand({ TableName: tableName, Key: { orderId: { S: 'o-1' } } }))).Item!);
+  const read = async () =>
+    unmarshall((await client.send(new GetItemCommand({ TableName: tableName, Key: { orderId: { S: 'o-1' } } }))).Item!);
   return { guard, read };
 }
 

@@ -14,7 +14,12 @@ describe('StreamPoller on DynamoDB Local', () => {
       eventName: 'INSERT',
       eventSource: 'aws:dynamodb',
       eventSourceARN: expect.stringContaining(tableName),
-      dynamodb: { Keys: { pk: { S: 'outbox#e1' } }, NewImage: { eventId: { S: 'e1' } }, SequenceNumber: expect.any(String), StreamViewType: 'NEW_IMAGE' },
+      dynamodb: {
+        Keys: { pk: { S: 'outbox#e1' } },
+        NewImage: { eventId: { S: 'e1' } },
+        SequenceNumber: expect.any(String),
+        StreamViewType: 'NEW_IMAGE',
+      },
     });
     expect(event.Records[0].dynamodb?.ApproximateCreationDateTime).toEqual(expect.any(Number));
   });

@@ -37,7 +37,14 @@ describe('random schedules of attempts, lease expiries and crashes on DynamoDBJo
     journal: new DynamoDBJournal({ tableName: journalTable, client, clock }),
     effectsTable,
     effectsOf: async (key) => {
-      const out = await doc.send(new QueryCommand({ TableName: effectsTable, KeyConditionExpression: 'pk = :k', ExpressionAttributeValues: { ':k': key }, ConsistentRead: true }));
+      const out = await doc.send(
+        new QueryCommand({
+          TableName: effectsTable,
+          KeyConditionExpression: 'pk = :k',
+          ExpressionAttributeValues: { ':k': key },
+          ConsistentRead: true,
+        }),
+      );
       return (out.Items ?? []).map((item) => String(item.sk));
     },
   });

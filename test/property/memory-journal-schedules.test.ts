@@ -12,7 +12,10 @@ const memoryWorld: WorldFactory = (clock) => {
   return {
     journal,
     effectsTable: EFFECTS,
-    effectsOf: async (key) => [...(journal.tables.get(EFFECTS)?.values() ?? [])].filter((item) => item.pk === key).map((item) => String(item.sk)),
+    effectsOf: async (key) =>
+      [...(journal.tables.get(EFFECTS)?.values() ?? [])]
+        .filter((item) => item.pk === key)
+        .map((item) => String(item.sk)),
   };
 };
 

@@ -47,6 +47,8 @@ export function capturedLogger() {
   const errors = jest.spyOn(logger, 'error');
   const infos = jest.spyOn(logger, 'info');
   const reported = () =>
-    [...errors.mock.calls, ...infos.mock.calls].filter((call) => call[0] === 'sqs record reported as failed').map((call) => call[1] as unknown as Record<string, unknown>);
+    [...errors.mock.calls, ...infos.mock.calls]
+      .filter((call) => call[0] === 'sqs record reported as failed')
+      .map((call) => call[1] as unknown as Record<string, unknown>);
   return { logger, reported };
 }

@@ -57,7 +57,9 @@ describe('message id readers', () => {
 
   it('reports an id that is not a valid key', async () => {
     const record = sqsRecord('{"id":"has space"}');
-    const response = await sqsConsumer(noop, { journal, consumer: 'c', messageId: fromBodyField('id') })({ Records: [record] });
+    const response = await sqsConsumer(noop, { journal, consumer: 'c', messageId: fromBodyField('id') })({
+      Records: [record],
+    });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
   });
 });

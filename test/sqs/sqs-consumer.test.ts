@@ -6,7 +6,15 @@ import { fromBodyField, fromMessageAttribute, sqsConsumer } from '../../src/sqs/
 import { MetricName } from '../../src/telemetry/index.js';
 import { createTable } from '../support/dynamodb.js';
 import { lambdaContext } from '../support/lambda.js';
-import { createQueue, EventSourceMapping, localSqsClient, receiveExactly, sendMessage, sqsRecord, toSqsRecord } from '../support/sqs.js';
+import {
+  createQueue,
+  EventSourceMapping,
+  localSqsClient,
+  receiveExactly,
+  sendMessage,
+  sqsRecord,
+  toSqsRecord,
+} from '../support/sqs.js';
 import { capturedLogger, localJournal, metricCounter, recordingHandler } from './consumer-fixtures.js';
 
 const order = (id: string) => JSON.stringify({ id, sku: 'sku-1' });
@@ -27,7 +35,8 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
     const consumer = sqsConsumer(handler, { journal, consumer: 'orders', messageId: fromBodyField('id'), logger });
     for (const id of ['d1', 'd2', 'd3']) await sendMessage(sqs, queue.url, order(id));
     await new EventSourceMapping(sqs, queue, consumer).deliverOnce();
-    for (const id of ['d1', 'd2', 'd3', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6']) await sendMessage(sqs, queue.url, order(id));
+    for (const id of ['d1', 'd2', 'd3', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6'])
+      await sendMessage(sqs, queue.url, order(id));
     const malformedId = await sendMessage(sqs, queue.url, '{"id": "n7"');
     const batch = await receiveExactly(sqs, queue.url, 10);
     handled.length = 0;
@@ -39,7 +48,13 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
     expect(handled.sort()).toEqual(['n1', 'n2', 'n3', 'n4', 'n5', 'n6'].map(order).sort());
     expect(metrics.count(MetricName.duplicateSuppressed)).toBe(3);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: malformedId }]);
-    expect(reported()).toEqual([expect.objectContaining({ message_id: malformedId, idempotency_status: 'invalid_key', reason: expect.stringContaining('not JSON') })]);
+    expect(reported()).toEqual([
+      expect.objectContaining({
+        message_id: malformedId,
+        idempotency_status: 'invalid_key',
+        reason: expect.stringContaining('not JSON'),
+      }),
+    ]);
   });
 
   it('counts suppressed duplicates under the Consumer dimension', async () => {
@@ -57,11 +72,19 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
   it('reports a record another attempt still holds, by its message id', async () => {
     const { journal } = await localJournal();
     const held = sqsRecord(order('held'));
-    await journal.reserve({ pk: messagePk('orders', held.messageId), fingerprint: sha256Hex(held.body), leaseMs: 60_000, ttlSeconds: 60 });
+    await journal.reserve({
+      pk: messagePk('orders', held.messageId),
+      fingerprint: sha256Hex(held.body),
+      leaseMs: 60_000,
+      ttlSeconds: 60,
+    });
     const { handled, handler } = recordingHandler();
     const other = sqsRecord(order('other'));
 
-    const response = await sqsConsumer(handler, { journal, consumer: 'orders' })({ Records: [held, other] }, lambdaContext());
+    const response = await sqsConsumer(handler, { journal, consumer: 'orders' })(
+      { Records: [held, other] },
+      lambdaContext(),
+    );
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: held.messageId }]);
     expect(handled).toEqual([other.body]);
@@ -84,7 +107,11 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
 
   it('refuses a message id seen before with a different body', async () => {
     const { journal } = await localJournal();
-    const consumer = sqsConsumer(recordingHandler().handler, { journal, consumer: 'orders', messageId: fromBodyField('id') });
+    const consumer = sqsConsumer(recordingHandler().handler, {
+      journal,
+      consumer: 'orders',
+      messageId: fromBodyField('id'),
+    });
     await consumer({ Records: [sqsRecord(JSON.stringify({ id: 'x', quantity: 1 }))] });
     const changed = sqsRecord(JSON.stringify({ id: 'x', quantity: 2 }));
 
@@ -98,7 +125,12 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
     const { logger, reported } = capturedLogger();
     const record = sqsRecord(order('a'));
 
-    const response = await sqsConsumer(recordingHandler().handler, { journal, consumer: 'orders', messageId: fromMessageAttribute('eventId'), logger })({ Records: [record] });
+    const response = await sqsConsumer(recordingHandler().handler, {
+      journal,
+      consumer: 'orders',
+      messageId: fromMessageAttribute('eventId'),
+      logger,
+    })({ Records: [record] });
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(reported()[0]).toMatchObject({ idempotency_status: 'missing_key', error_code: 'idempotency-key-missing' });
@@ -109,7 +141,13 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
     const ledger = await createTable(client, 'ledger');
     const consumer = sqsConsumer(
       async (record, context) => {
-        idempotencyOf(context).stage({ Put: { TableName: ledger, Item: { pk: JSON.parse(record.body).id }, ConditionExpression: 'attribute_not_exists(pk)' } });
+        idempotencyOf(context).stage({
+          Put: {
+            TableName: ledger,
+            Item: { pk: JSON.parse(record.body).id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
       },
       { journal, consumer: 'ledger', messageId: fromBodyField('id') },
     );
@@ -127,7 +165,15 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
     const stock = await createTable(client, 'stock', 'sku');
     const consumer = sqsConsumer(
       async (_record, context) => {
-        idempotencyOf(context).stage({ Update: { TableName: stock, Key: { sku: 'none' }, UpdateExpression: 'SET available = available - :one', ConditionExpression: 'available >= :one', ExpressionAttributeValues: { ':one': 1 } } });
+        idempotencyOf(context).stage({
+          Update: {
+            TableName: stock,
+            Key: { sku: 'none' },
+            UpdateExpression: 'SET available = available - :one',
+            ConditionExpression: 'available >= :one',
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        });
       },
       { journal, consumer: 'stock' },
     );
@@ -149,7 +195,10 @@ describe('sqsConsumer on DynamoDB Local and the SQS emulator', () => {
       async (record, context) => {
         if (++started === 5) allStarted();
         // No handler finishes before all five run at once.
-        await Promise.race([everyoneIn, new Promise((_, reject) => setTimeout(() => reject(new Error('records ran one by one')), 5_000))]);
+        await Promise.race([
+          everyoneIn,
+          new Promise((_, reject) => setTimeout(() => reject(new Error('records ran one by one')), 5_000)),
+        ]);
         seen.push([record.messageId, idempotencyOf(context).key]);
       },
       { journal, consumer: 'parallel', concurrency: 5 },

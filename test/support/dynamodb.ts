@@ -27,7 +27,11 @@ export async function createTable(client: DynamoDBClient, prefix: string, keyNam
 }
 
 /** Counts DynamoDB calls made through a client, by command name. */
-export function countCalls(client: DynamoDBClient): { total: () => number; byCommand: Map<string, number>; reset: () => void } {
+export function countCalls(client: DynamoDBClient): {
+  total: () => number;
+  byCommand: Map<string, number>;
+  reset: () => void;
+} {
   const byCommand = new Map<string, number>();
   client.middlewareStack.add(
     (next, context) => async (args) => {

@@ -7,7 +7,10 @@ import { metricCounter } from '../sqs/consumer-fixtures.js';
 type Environment = Record<string, string | undefined>;
 
 /** Runs `act` with the Powertools environment set as given, and returns what it printed: JSON log lines and EMF records. */
-async function printedUnder(environment: Environment, act: () => Promise<unknown>): Promise<{ logs: Array<Record<string, any>>; emf: Array<Record<string, any>>; warnings: string[] }> {
+async function printedUnder(
+  environment: Environment,
+  act: () => Promise<unknown>,
+): Promise<{ logs: Array<Record<string, any>>; emf: Array<Record<string, any>>; warnings: string[] }> {
   const previous = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
   const setAll = (values: Environment) => {
     for (const [name, value] of Object.entries(values)) {
@@ -17,8 +20,12 @@ async function printedUnder(environment: Environment, act: () => Promise<unknown
   };
   const printed: string[] = [];
   const warnings: string[] = [];
-  const spies = (['log', 'info', 'error', 'debug'] as const).map((method) => jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(String(args[0]))));
-  spies.push(jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(String(args[0]))));
+  const spies = (['log', 'info', 'error', 'debug'] as const).map((method) =>
+    jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(String(args[0]))),
+  );
+  spies.push(
+    jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(String(args[0]))),
+  );
   setAll(environment);
   try {
     await act();
@@ -34,7 +41,12 @@ async function printedUnder(environment: Environment, act: () => Promise<unknown
   };
 }
 
-const ENVIRONMENT = { POWERTOOLS_SERVICE_NAME: 'payments', POWERTOOLS_METRICS_NAMESPACE: 'PaymentsNs', POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' };
+const ENVIRONMENT = {
+  POWERTOOLS_SERVICE_NAME: 'payments',
+  POWERTOOLS_METRICS_NAMESPACE: 'PaymentsNs',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+  POWERTOOLS_METRICS_DISABLED: 'false',
+};
 
 describe('telemetry settings: option, then the Powertools environment, then the built-in default', () => {
   async function guardedRequest(options: { namespace?: string } = {}) {
@@ -46,8 +58,18 @@ describe('telemetry settings: option, then the Powertools environment, then the 
   it('writes the log line under POWERTOOLS_SERVICE_NAME and the metrics in POWERTOOLS_METRICS_NAMESPACE', async () => {
     const { logs, emf } = await printedUnder(ENVIRONMENT, async () => (await guardedRequest())());
 
-    expect(logs).toEqual([expect.objectContaining({ message: 'idempotency', service: 'payments', idempotency_status: 'new' })]);
-    expect(emf).toEqual([expect.objectContaining({ _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Namespace: 'PaymentsNs', Dimensions: [['Operation']] })] }), Operation: 'POST /payments', NewRequest: 1 })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ message: 'idempotency', service: 'payments', idempotency_status: 'new' }),
+    ]);
+    expect(emf).toEqual([
+      expect.objectContaining({
+        _aws: expect.objectContaining({
+          CloudWatchMetrics: [expect.objectContaining({ Namespace: 'PaymentsNs', Dimensions: [['Operation']] })],
+        }),
+        Operation: 'POST /payments',
+        NewRequest: 1,
+      }),
+    ]);
   });
 
   it('lets the namespace option win over POWERTOOLS_METRICS_NAMESPACE', async () => {
@@ -57,14 +79,20 @@ describe('telemetry settings: option, then the Powertools environment, then the 
   });
 
   it("falls back to service 'idemkit' and namespace 'Idempotency' without the environment", async () => {
-    const { logs, emf } = await printedUnder({ ...ENVIRONMENT, POWERTOOLS_SERVICE_NAME: undefined, POWERTOOLS_METRICS_NAMESPACE: undefined }, async () => (await guardedRequest())());
+    const { logs, emf } = await printedUnder(
+      { ...ENVIRONMENT, POWERTOOLS_SERVICE_NAME: undefined, POWERTOOLS_METRICS_NAMESPACE: undefined },
+      async () => (await guardedRequest())(),
+    );
 
     expect(logs.map((log) => log.service)).toEqual(['idemkit']);
     expect(emf.map((record) => record._aws.CloudWatchMetrics[0].Namespace)).toEqual(['Idempotency']);
   });
 
   it('prints no log line under POWERTOOLS_LOG_LEVEL=ERROR and no metric under POWERTOOLS_METRICS_DISABLED=true', async () => {
-    const { logs, emf } = await printedUnder({ ...ENVIRONMENT, POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' }, async () => (await guardedRequest())());
+    const { logs, emf } = await printedUnder(
+      { ...ENVIRONMENT, POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' },
+      async () => (await guardedRequest())(),
+    );
 
     expect(logs).toEqual([]);
     expect(emf).toEqual([]);
@@ -83,7 +111,14 @@ describe('telemetry settings: option, then the Powertools environment, then the 
       await refunds({ Records: [record] });
     });
 
-    expect(emf.map((r) => [r._aws.CloudWatchMetrics[0].Namespace, r._aws.CloudWatchMetrics[0].Dimensions, r.Consumer, Object.keys(r).filter((k) => !['_aws', 'Consumer'].includes(k))])).toEqual([
+    expect(
+      emf.map((r) => [
+        r._aws.CloudWatchMetrics[0].Namespace,
+        r._aws.CloudWatchMetrics[0].Dimensions,
+        r.Consumer,
+        Object.keys(r).filter((k) => !['_aws', 'Consumer'].includes(k)),
+      ]),
+    ).toEqual([
       ['PaymentsNs', [['Consumer']], 'orders', ['NewRequest']],
       ['PaymentsNs', [['Consumer']], 'orders', ['DuplicateSuppressed']],
       ['PaymentsNs', [['Consumer']], 'refunds', ['NewRequest']],

@@ -58,11 +58,13 @@ describe('README TypeScript samples', () => {
     });
     const problems = files.flatMap((file) => {
       const source = program.getSourceFile(file)!;
-      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((diagnostic) => {
-        const { line } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-        const readmeLine = samples[files.indexOf(file)].line + line;
-        return `README.md:${readmeLine}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
-      });
+      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map(
+        (diagnostic) => {
+          const { line } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+          const readmeLine = samples[files.indexOf(file)].line + line;
+          return `README.md:${readmeLine}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+        },
+      );
     });
 
     expect(problems).toEqual([]);

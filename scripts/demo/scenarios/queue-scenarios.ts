@@ -10,11 +10,16 @@ const SKU = 'sku-red-mug';
 /** Units the stored payments ordered: what the stock must have gone down by, exactly once each. */
 async function unitsOrdered(ctx: DemoContext): Promise<number> {
   const out = await ctx.stack.doc.send(new ScanCommand({ TableName: ctx.stack.tables.payments }));
-  return (out.Items ?? []).flatMap((p) => (p.items as Array<{ sku: string; quantity: number }>) ?? []).filter((i) => i.sku === SKU).reduce((sum, i) => sum + i.quantity, 0);
+  return (out.Items ?? [])
+    .flatMap((p) => (p.items as Array<{ sku: string; quantity: number }>) ?? [])
+    .filter((i) => i.sku === SKU)
+    .reduce((sum, i) => sum + i.quantity, 0);
 }
 
 async function available(ctx: DemoContext): Promise<number> {
-  const out = await ctx.stack.doc.send(new GetCommand({ TableName: ctx.stack.tables.stock, Key: { [ExampleTableKey.stock]: SKU }, ConsistentRead: true }));
+  const out = await ctx.stack.doc.send(
+    new GetCommand({ TableName: ctx.stack.tables.stock, Key: { [ExampleTableKey.stock]: SKU }, ConsistentRead: true }),
+  );
   return Number(out.Item?.available ?? 0);
 }
 
@@ -24,40 +29,75 @@ async function available(ctx: DemoContext): Promise<number> {
  */
 export async function queueRedelivery(ctx: DemoContext, initialStock: number): Promise<void> {
   const { narrator, capture, stack } = ctx;
-  narrator.scenario(5, 'A queue redelivery', 'The stock consumer commits its reservations, then dies before SQS hears about it.');
+  narrator.scenario(
+    5,
+    'A queue redelivery',
+    'The stock consumer commits its reservations, then dies before SQS hears about it.',
+  );
   const sent = await stack.outboxStream.deliver(ctx.dispatcher());
-  narrator.event('outbox', `dispatcher read the journal stream and sent ${await queueDepth(stack.sqsClient, stack.orderEvents.url)} order.confirmed events (from ${sent.event.Records.length} stream records)`);
+  narrator.event(
+    'outbox',
+    `dispatcher read the journal stream and sent ${await queueDepth(stack.sqsClient, stack.orderEvents.url)} order.confirmed events (from ${sent.event.Records.length} stream records)`,
+  );
   const mapping = new EventSourceMapping(stack.sqsClient, stack.orderEvents, ctx.consumer());
   const first = await mapping.deliverOnce({ crashAfterInvoke: true });
   const firstLines = capture.drain();
-  narrator.event('consumer', `batch of ${first.received}: ${summarize(firstLines)}; stock ${initialStock} → ${await available(ctx)}`);
+  narrator.event(
+    'consumer',
+    `batch of ${first.received}: ${summarize(firstLines)}; stock ${initialStock} → ${await available(ctx)}`,
+  );
   narrator.event('consumer', '💥 killed before deleting the messages; they reappear after the 2 s visibility timeout');
   await sleep(2_200);
   const again = await mapping.drain(10_000);
   const againLines = capture.drain();
-  narrator.event('consumer', `redelivered batch of ${again.reduce((n, d) => n + d.received, 0)}: ${summarize(againLines)}`);
+  narrator.event(
+    'consumer',
+    `redelivered batch of ${again.reduce((n, d) => n + d.received, 0)}: ${summarize(againLines)}`,
+  );
   const expected = initialStock - (await unitsOrdered(ctx));
   const now = await available(ctx);
-  narrator.verdict('queue redelivery', now === expected && againLines.every((l) => l.status === 'replay'), `stock is ${now} (expected ${expected}): every redelivered message was suppressed`);
+  narrator.verdict(
+    'queue redelivery',
+    now === expected && againLines.every((l) => l.status === 'replay'),
+    `stock is ${now} (expected ${expected}): every redelivered message was suppressed`,
+  );
 }
 
 /** The dispatcher runs again over the same stream records (a retried stream batch). */
 export async function outboxTwice(ctx: DemoContext, initialStock: number): Promise<void> {
   const { narrator, capture, stack } = ctx;
-  narrator.scenario(6, 'An outbox published twice', 'A stream batch is retried after a timeout: the same events reach the queue again, under new message ids.');
+  narrator.scenario(
+    6,
+    'An outbox published twice',
+    'A stream batch is retried after a timeout: the same events reach the queue again, under new message ids.',
+  );
   const rereader = new StreamPoller({
     tableName: stack.tables.journal,
     dynamodb: stack.client,
-    streams: new DynamoDBStreamsClient({ endpoint: stack.dynamodb.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    streams: new DynamoDBStreamsClient({
+      endpoint: stack.dynamodb.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
   });
   await rereader.deliver(ctx.dispatcher());
-  narrator.event('outbox', `dispatcher replayed the stream from its start: ${await queueDepth(stack.sqsClient, stack.orderEvents.url)} messages on the queue again`);
+  narrator.event(
+    'outbox',
+    `dispatcher replayed the stream from its start: ${await queueDepth(stack.sqsClient, stack.orderEvents.url)} messages on the queue again`,
+  );
   const deliveries = await new EventSourceMapping(stack.sqsClient, stack.orderEvents, ctx.consumer()).drain(10_000);
   const lines = capture.drain();
-  narrator.event('consumer', `${deliveries.reduce((n, d) => n + d.received, 0)} messages: ${summarize(lines)} (deduplicated on the outbox eventId)`);
+  narrator.event(
+    'consumer',
+    `${deliveries.reduce((n, d) => n + d.received, 0)} messages: ${summarize(lines)} (deduplicated on the outbox eventId)`,
+  );
   const expected = initialStock - (await unitsOrdered(ctx));
   const now = await available(ctx);
-  narrator.verdict('outbox twice', now === expected && lines.length > 0 && lines.every((l) => l.status === 'replay'), `stock is still ${now}: each event reserved stock once`);
+  narrator.verdict(
+    'outbox twice',
+    now === expected && lines.length > 0 && lines.every((l) => l.status === 'replay'),
+    `stock is still ${now}: each event reserved stock once`,
+  );
 }
 
 function summarize(lines: ReadonlyArray<{ status: string }>): string {

@@ -18,8 +18,14 @@ const LABELS: Record<RetryStormStrategy, string> = {
  * budget caps the retry load itself. Writes the chart to `chartPath`.
  */
 export function retryStorm(narrator: Narrator, chartPath: string): void {
-  narrator.scenario(8, 'A retry storm against a 4-second brownout', `${CLIENTS} clients call at once; the API fails every request for 4 s, then recovers.`);
-  const runs = (['fixed', 'jitter', 'jitter-budget'] as const).map((strategy) => simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed: 42, baseDelayMs: BASE_DELAY_MS }));
+  narrator.scenario(
+    8,
+    'A retry storm against a 4-second brownout',
+    `${CLIENTS} clients call at once; the API fails every request for 4 s, then recovers.`,
+  );
+  const runs = (['fixed', 'jitter', 'jitter-budget'] as const).map((strategy) =>
+    simulateRetryStorm({ clients: CLIENTS, brownoutMs: BROWNOUT_MS, strategy, seed: 42, baseDelayMs: BASE_DELAY_MS }),
+  );
   const fixedPeak = runs[0].peakAfterFirstWave;
   for (const run of runs) {
     const ratio = run.totals.retries / run.totals.firstAttempts;
@@ -38,7 +44,9 @@ export function retryStorm(narrator: Narrator, chartPath: string): void {
   );
   narrator.event('chart', `requests per 100 ms over time written to ${chartPath}`);
   const [fixed, jitter, budget] = runs;
-  const ok = fixed.peakAfterFirstWave >= 3 * jitter.peakAfterFirstWave && budget.totals.retries / budget.totals.firstAttempts <= 0.2 + 1e-9;
+  const ok =
+    fixed.peakAfterFirstWave >= 3 * jitter.peakAfterFirstWave &&
+    budget.totals.retries / budget.totals.firstAttempts <= 0.2 + 1e-9;
   narrator.verdict(
     'retry storm',
     ok,

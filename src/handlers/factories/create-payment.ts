@@ -18,34 +18,39 @@ export type CreatePaymentDependencies = GuardedRouteDependencies;
 export function createPaymentHandler(deps: CreatePaymentDependencies) {
   const rail = deps.rail ?? createFakePaymentRail();
   const clock = deps.clock ?? Date.now;
-  return guardedRoute(deps, PaymentsOperation.createPayment)
-    .handler(async function createPayment(event, context) {
-      const parsed = parsePaymentRequest(jsonBody(event));
-      if (!parsed.ok) return problem(400, 'invalid-payment', parsed.error);
-      const request = parsed.value;
-      const guard = idempotencyOf(context);
-      const chargeId = await chargeOnce(guard, rail, request);
-      const paymentId = `pay_${guard.deriveKey('payment')}`;
-      const payment = {
+  return guardedRoute(deps, PaymentsOperation.createPayment).handler(async function createPayment(event, context) {
+    const parsed = parsePaymentRequest(jsonBody(event));
+    if (!parsed.ok) return problem(400, 'invalid-payment', parsed.error);
+    const request = parsed.value;
+    const guard = idempotencyOf(context);
+    const chargeId = await chargeOnce(guard, rail, request);
+    const paymentId = `pay_${guard.deriveKey('payment')}`;
+    const payment = {
+      paymentId,
+      tenantId: callerTenant(event),
+      amount: request.amount,
+      currency: request.currency,
+      ...(request.orderId ? { orderId: request.orderId } : {}),
+      items: request.items,
+      chargeId,
+      status: 'CAPTURED',
+      createdAt: new Date(clock()).toISOString(),
+    };
+    guard.stage({
+      Put: { TableName: deps.paymentsTable, Item: payment, ConditionExpression: 'attribute_not_exists(paymentId)' },
+    });
+    guard.publish({
+      type: PaymentsEventType.orderConfirmed,
+      detail: {
         paymentId,
-        tenantId: callerTenant(event),
+        orderId: request.orderId,
         amount: request.amount,
         currency: request.currency,
-        ...(request.orderId ? { orderId: request.orderId } : {}),
         items: request.items,
-        chargeId,
-        status: 'CAPTURED',
-        createdAt: new Date(clock()).toISOString(),
-      };
-      guard.stage({
-        Put: { TableName: deps.paymentsTable, Item: payment, ConditionExpression: 'attribute_not_exists(paymentId)' },
-      });
-      guard.publish({
-        type: PaymentsEventType.orderConfirmed,
-        detail: { paymentId, orderId: request.orderId, amount: request.amount, currency: request.currency, items: request.items },
-      });
-      return json(201, payment, { location: `/payments/${paymentId}` });
+      },
     });
+    return json(201, payment, { location: `/payments/${paymentId}` });
+  });
 }
 
 /** Charges at most once: evidence from an earlier attempt wins over a new call. */

@@ -22,46 +22,59 @@ export interface CreateRefundDependencies extends GuardedRouteDependencies {
 export function createRefundHandler(deps: CreateRefundDependencies) {
   const rail = deps.rail ?? createFakePaymentRail();
   const clock = deps.clock ?? Date.now;
-  return guardedRoute(deps, PaymentsOperation.createRefund)
-    .handler(async function createRefund(event, context) {
-      const paymentId = event.pathParameters?.id;
-      if (!paymentId) return problem(400, 'invalid-payment-id', 'The path needs a payment id');
-      const parsed = parseRefundRequest(jsonBody(event));
-      if (!parsed.ok) return problem(400, 'invalid-refund', parsed.error);
-      const out = await deps.docClient.send(
-        new GetCommand({ TableName: deps.paymentsTable, Key: { paymentId }, ConsistentRead: true }),
-      );
-      const payment = out.Item;
-      if (!payment || payment.tenantId !== callerTenant(event)) return problem(404, 'payment-not-found', `No payment ${paymentId}`);
-      if (payment.refundId) return problem(409, 'already-refunded', `Payment ${paymentId} was refunded as ${payment.refundId}`);
-      const amount = parsed.value.amount ?? (payment.amount as number);
-      if (amount > (payment.amount as number)) return problem(400, 'invalid-refund', 'A refund cannot exceed the payment');
+  return guardedRoute(deps, PaymentsOperation.createRefund).handler(async function createRefund(event, context) {
+    const paymentId = event.pathParameters?.id;
+    if (!paymentId) return problem(400, 'invalid-payment-id', 'The path needs a payment id');
+    const parsed = parseRefundRequest(jsonBody(event));
+    if (!parsed.ok) return problem(400, 'invalid-refund', parsed.error);
+    const out = await deps.docClient.send(
+      new GetCommand({ TableName: deps.paymentsTable, Key: { paymentId }, ConsistentRead: true }),
+    );
+    const payment = out.Item;
+    if (!payment || payment.tenantId !== callerTenant(event))
+      return problem(404, 'payment-not-found', `No payment ${paymentId}`);
+    if (payment.refundId)
+      return problem(409, 'already-refunded', `Payment ${paymentId} was refunded as ${payment.refundId}`);
+    const amount = parsed.value.amount ?? (payment.amount as number);
+    if (amount > (payment.amount as number))
+      return problem(400, 'invalid-refund', 'A refund cannot exceed the payment');
 
-      const guard = idempotencyOf(context);
-      guard.claimUnique('refund', paymentId);
-      const refundId = await refundOnce(guard, rail, paymentId, payment.chargeId as string, amount);
-      const refundedAt = new Date(clock()).toISOString();
-      guard.stage({
-        Update: {
-          TableName: deps.paymentsTable,
-          Key: { paymentId },
-          UpdateExpression: 'SET refundId = :refundId, refundedAmount = :amount, refundedAt = :at, #status = :refunded',
-          ConditionExpression: 'attribute_exists(paymentId) AND attribute_not_exists(refundId)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':refundId': refundId, ':amount': amount, ':at': refundedAt, ':refunded': 'REFUNDED' },
+    const guard = idempotencyOf(context);
+    guard.claimUnique('refund', paymentId);
+    const refundId = await refundOnce(guard, rail, paymentId, payment.chargeId as string, amount);
+    const refundedAt = new Date(clock()).toISOString();
+    guard.stage({
+      Update: {
+        TableName: deps.paymentsTable,
+        Key: { paymentId },
+        UpdateExpression: 'SET refundId = :refundId, refundedAmount = :amount, refundedAt = :at, #status = :refunded',
+        ConditionExpression: 'attribute_exists(paymentId) AND attribute_not_exists(refundId)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':refundId': refundId,
+          ':amount': amount,
+          ':at': refundedAt,
+          ':refunded': 'REFUNDED',
         },
-      });
-      const refund = { refundId, paymentId, amount, currency: payment.currency, reason: parsed.value.reason, refundedAt };
-      guard.publish({ type: PaymentsEventType.paymentRefunded, detail: refund });
-      return json(201, refund, { location: `/payments/${paymentId}/refunds/${refundId}` });
+      },
     });
+    const refund = { refundId, paymentId, amount, currency: payment.currency, reason: parsed.value.reason, refundedAt };
+    guard.publish({ type: PaymentsEventType.paymentRefunded, detail: refund });
+    return json(201, refund, { location: `/payments/${paymentId}/refunds/${refundId}` });
+  });
 }
 
 /**
  * The rail key is the payment, not the request: two racing requests with different keys
  * reach one rail refund, and the uniqueness claim lets only one of them commit.
  */
-async function refundOnce(guard: IdempotencyScope, rail: PaymentRail, paymentId: string, chargeId: string, amount: number): Promise<string> {
+async function refundOnce(
+  guard: IdempotencyScope,
+  rail: PaymentRail,
+  paymentId: string,
+  chargeId: string,
+  amount: number,
+): Promise<string> {
   const recorded = guard.evidence.refundId;
   if (typeof recorded === 'string') return recorded;
   await guard.beginEffect('refund');

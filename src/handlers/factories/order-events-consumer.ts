@@ -45,6 +45,11 @@ export function createOrderEventsConsumer(deps: OrderEventsConsumerDependencies)
         });
       }
     },
-    { journal: deps.journal, consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER, messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE), ...deps.guardOptions },
+    {
+      journal: deps.journal,
+      consumer: deps.consumer ?? ORDER_EVENTS_CONSUMER,
+      messageId: fromMessageAttribute(OUTBOX_EVENT_ID_ATTRIBUTE),
+      ...deps.guardOptions,
+    },
   );
 }

@@ -15,7 +15,9 @@ export function createOutboxDispatcherHandler(env: NodeJS.ProcessEnv = process.e
   const queueUrl = env[IdemkitEnvironment.outboxQueueUrl];
   const eventBusName = env[IdemkitEnvironment.outboxEventBusName];
   if (Boolean(queueUrl) === Boolean(eventBusName)) {
-    throw new Error(`Set exactly one of ${IdemkitEnvironment.outboxQueueUrl} and ${IdemkitEnvironment.outboxEventBusName}`);
+    throw new Error(
+      `Set exactly one of ${IdemkitEnvironment.outboxQueueUrl} and ${IdemkitEnvironment.outboxEventBusName}`,
+    );
   }
   if (queueUrl) {
     // The queue is in the function's own region, so the regional endpoint (or

@@ -2,7 +2,14 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBJournal, requestPk } from '../../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../../support/dynamodb.js';
 import { injectFault, type Fault, type FaultHandle, type JournalCall } from './fault-injection.js';
-import { countOf, guardedPayment, idempotentPayment, paymentEvent, type PaymentBehaviour, type PaymentTables } from './payment-fixture.js';
+import {
+  countOf,
+  guardedPayment,
+  idempotentPayment,
+  paymentEvent,
+  type PaymentBehaviour,
+  type PaymentTables,
+} from './payment-fixture.js';
 
 /** Short leases keep the fault suites fast: a retry after `LEASE_MS` meets an expired lease. */
 export const LEASE_MS = 800;
@@ -27,7 +34,11 @@ export interface FaultEnvironment {
   readonly journal: DynamoDBJournal;
   readonly tables: PaymentTables;
   /** A container (HTTP `send`, function `call`) whose DynamoDB client meets `fault` on `call`. */
-  faulty(call: JournalCall, fault: Fault, options?: FaultyOptions): { send: ReturnType<typeof guardedPayment>; call: ReturnType<typeof idempotentPayment>; fault: FaultHandle };
+  faulty(
+    call: JournalCall,
+    fault: Fault,
+    options?: FaultyOptions,
+  ): { send: ReturnType<typeof guardedPayment>; call: ReturnType<typeof idempotentPayment>; fault: FaultHandle };
   /** A healthy container running the same handler behind the HTTP middleware. */
   healthy(behaviour?: PaymentBehaviour): ReturnType<typeof guardedPayment>;
   /** A healthy container running the same handler behind `makeIdempotent`. */
@@ -39,7 +50,11 @@ export interface FaultEnvironment {
 
 export async function faultEnvironment(): Promise<FaultEnvironment> {
   const client = localClient();
-  const [journalTable, ledger, rail] = await Promise.all([createJournalTable(client), createTable(client, 'ledger'), createTable(client, 'rail')]);
+  const [journalTable, ledger, rail] = await Promise.all([
+    createJournalTable(client),
+    createTable(client, 'ledger'),
+    createTable(client, 'rail'),
+  ]);
   const tables = { ledger, rail };
   const journal = new DynamoDBJournal({ tableName: journalTable, client });
   return {

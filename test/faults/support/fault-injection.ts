@@ -1,4 +1,8 @@
-import { ProvisionedThroughputExceededException, ThrottlingException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ProvisionedThroughputExceededException,
+  ThrottlingException,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { journalOperationOf, type JournalOperation } from '../../../src/journal/index.js';
 
 /** The journal call a DynamoDB request belongs to: the operation the journal tags it with. */
@@ -11,7 +15,10 @@ export type JournalCall = JournalOperation;
  * - `late-write`: the client times out after `timeoutMs`; the request is still delivered after
  *   `deliverAfterMs`, so its write lands when the caller has already given up.
  */
-export type Fault = { kind: 'lost-response' } | { kind: 'throttle'; error?: 'ProvisionedThroughputExceededException' | 'ThrottlingException' } | { kind: 'late-write'; timeoutMs: number; deliverAfterMs: number };
+export type Fault =
+  | { kind: 'lost-response' }
+  | { kind: 'throttle'; error?: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
+  | { kind: 'late-write'; timeoutMs: number; deliverAfterMs: number };
 
 /** What a test can observe about an injected fault. */
 export interface FaultHandle {
@@ -31,8 +38,14 @@ function networkTimeout(): Error {
 function throttled(error: 'ProvisionedThroughputExceededException' | 'ThrottlingException'): Error {
   const $metadata = { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 };
   return error === 'ThrottlingException'
-    ? new ThrottlingException({ message: 'Throughput exceeds the current capacity for one or more global secondary indexes.', $metadata })
-    : new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata });
+    ? new ThrottlingException({
+        message: 'Throughput exceeds the current capacity for one or more global secondary indexes.',
+        $metadata,
+      })
+    : new ProvisionedThroughputExceededException({
+        message: 'The level of configured provisioned throughput for the table was exceeded.',
+        $metadata,
+      });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,7 +56,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * apart by the operation the journal tags each request with, never by their expressions. `times`
  * limits how many requests meet it (default: all of them). Requests go to the real server.
  */
-export function injectFault(client: DynamoDBClient, call: JournalCall, fault: Fault, options: { times?: number } = {}): FaultHandle {
+export function injectFault(
+  client: DynamoDBClient,
+  call: JournalCall,
+  fault: Fault,
+  options: { times?: number } = {},
+): FaultHandle {
   let fired = 0;
   let delivered = 0;
   const late: Promise<unknown>[] = [];

@@ -1,7 +1,13 @@
 import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
-import { DynamoDBJournal, httpIdempotency, idempotencyOf, makeIdempotent, type HttpIdempotencyOptions } from '../../../src/index.js';
+import {
+  DynamoDBJournal,
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  type HttpIdempotencyOptions,
+} from '../../../src/index.js';
 
 /** The domain tables a payment touches. */
 export interface PaymentTables {
@@ -49,7 +55,13 @@ export function paymentHandler(client: DynamoDBClient, tables: PaymentTables, be
     const scope = idempotencyOf(context);
     if (behaviour.stage ?? true) {
       scope.stage({
-        Update: { TableName: tables.ledger, Key: { pk: scope.key }, UpdateExpression: 'ADD #n :one', ExpressionAttributeNames: { '#n': 'count' }, ExpressionAttributeValues: { ':one': 1 } },
+        Update: {
+          TableName: tables.ledger,
+          Key: { pk: scope.key },
+          UpdateExpression: 'ADD #n :one',
+          ExpressionAttributeNames: { '#n': 'count' },
+          ExpressionAttributeValues: { ':one': 1 },
+        },
       });
     }
     if (behaviour.charge ?? true) {
@@ -77,20 +89,44 @@ export function paymentHandler(client: DynamoDBClient, tables: PaymentTables, be
 }
 
 /** A guarded payment handler, as one Lambda container runs it (no Lambda deadline: the lease is `leaseMs`). */
-export function guardedPayment(journal: DynamoDBJournal, client: DynamoDBClient, tables: PaymentTables, behaviour: PaymentBehaviour = {}, options: Partial<HttpIdempotencyOptions> = {}) {
+export function guardedPayment(
+  journal: DynamoDBJournal,
+  client: DynamoDBClient,
+  tables: PaymentTables,
+  behaviour: PaymentBehaviour = {},
+  options: Partial<HttpIdempotencyOptions> = {},
+) {
   const handler = middy(paymentHandler(client, tables, behaviour)).use(httpIdempotency({ journal, ...options }));
-  return (event: unknown) => handler(event as never, { awsRequestId: `req-${Math.random().toString(36).slice(2)}` } as never) as Promise<{ statusCode: number; headers?: Record<string, string>; body: string }>;
+  return (event: unknown) =>
+    handler(event as never, { awsRequestId: `req-${Math.random().toString(36).slice(2)}` } as never) as Promise<{
+      statusCode: number;
+      headers?: Record<string, string>;
+      body: string;
+    }>;
 }
 
 /** The payment as a plain function guarded by `makeIdempotent`, keyed by `input.key`. */
-export function idempotentPayment(journal: DynamoDBJournal, client: DynamoDBClient, tables: PaymentTables, behaviour: PaymentBehaviour = {}, leaseMs?: number) {
+export function idempotentPayment(
+  journal: DynamoDBJournal,
+  client: DynamoDBClient,
+  tables: PaymentTables,
+  behaviour: PaymentBehaviour = {},
+  leaseMs?: number,
+) {
   const handler = paymentHandler(client, tables, behaviour);
-  return makeIdempotent((input: { key: string; amount: number }, context: object) => handler(input, context), { journal, operation: 'POST /payments', key: (input) => input.key, leaseMs });
+  return makeIdempotent((input: { key: string; amount: number }, context: object) => handler(input, context), {
+    journal,
+    operation: 'POST /payments',
+    key: (input) => input.key,
+    leaseMs,
+  });
 }
 
 /** The count a table holds for `pk` (0 when absent). */
 export async function countOf(client: DynamoDBClient, table: string, pk: string): Promise<number> {
-  const out = await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }));
+  const out = await DynamoDBDocumentClient.from(client).send(
+    new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }),
+  );
   return Number(out.Item?.count ?? 0);
 }
 
@@ -102,7 +138,12 @@ export function paymentEvent(key: string, amount = 1250) {
     rawPath: '/payments',
     rawQueryString: '',
     headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    requestContext: { http: { method: 'POST', path: '/payments', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, requestId: 'id', routeKey: 'POST /payments', stage: '$default' },
+    requestContext: {
+      http: { method: 'POST', path: '/payments', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: 'id',
+      routeKey: 'POST /payments',
+      stage: '$default',
+    },
     body: JSON.stringify({ amount, currency: 'EUR' }),
     isBase64Encoded: false,
   };
@@ -110,5 +151,7 @@ export function paymentEvent(key: string, amount = 1250) {
 
 /** The problem `type` of an answer, or undefined when it is not a problem. */
 export function problemType(answer: { headers?: Record<string, string>; body: string }): string | undefined {
-  return answer.headers?.['content-type'] === 'application/problem+json' ? (JSON.parse(answer.body) as { type: string }).type : undefined;
+  return answer.headers?.['content-type'] === 'application/problem+json'
+    ? (JSON.parse(answer.body) as { type: string }).type
+    : undefined;
 }

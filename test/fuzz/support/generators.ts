@@ -21,15 +21,36 @@ export const quoted = (key: string) => `"${key.replace(/[\\"]/g, (c) => `\\${c}`
 export const padding = fc.string({ unit: fc.constantFrom(' ', '\t'), maxLength: 3 });
 
 /** The key header's name in any letter case. */
-export const keyHeaderName = fc.array(fc.boolean(), { minLength: 15, maxLength: 15 }).map((upper) =>
-  [...'idempotency-key'].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''),
-);
+export const keyHeaderName = fc
+  .array(fc.boolean(), { minLength: 15, maxLength: 15 })
+  .map((upper) => [...'idempotency-key'].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
 
 /** Header values as a hostile client could send them: quotes, escapes, control characters, unicode, lone surrogates. */
 export const headerValue = fc.oneof(
   validKey,
   validKey.map(quoted),
-  fc.string({ unit: fc.constantFrom('"', '\\', ' ', '\t', 'a', 'Z', '0', '-', ',', ';', '=', '\u0000', '\u001f', '\u007f', '\u00e9', '\ud800', '\udc00'), maxLength: 12 }),
+  fc.string({
+    unit: fc.constantFrom(
+      '"',
+      '\\',
+      ' ',
+      '\t',
+      'a',
+      'Z',
+      '0',
+      '-',
+      ',',
+      ';',
+      '=',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u00e9',
+      '\ud800',
+      '\udc00',
+    ),
+    maxLength: 12,
+  }),
   anyString(),
   fc.tuple(padding, validKey, padding).map(([a, key, b]) => a + key + b),
   fc.constantFrom('', ' ', '""', '"', '\\', '"\\"', '"a\\b"', '"a"b"', 'k'.repeat(256), `"${'k'.repeat(256)}"`),
@@ -89,11 +110,14 @@ function writeString(value: string, next: () => number): string {
 export const renderingChoices = fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 30 });
 
 /** JSON values whose numbers a double holds exactly with at most 15 significant digits, and whose strings are well-formed. */
-export const plainJsonValue: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }).map(roundNumbers);
+export const plainJsonValue: fc.Arbitrary<unknown> = fc
+  .jsonValue({ maxDepth: 4, stringUnit: 'binary' })
+  .map(roundNumbers);
 
 function roundNumbers(value: unknown): unknown {
   if (typeof value === 'number') return Number.isFinite(value) ? Number(value.toPrecision(15)) : 0;
   if (Array.isArray(value)) return value.map(roundNumbers);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundNumbers(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundNumbers(v)]));
   return value;
 }

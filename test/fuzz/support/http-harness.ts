@@ -38,7 +38,17 @@ export function v2Event(request: GeneratedRequest): unknown {
     rawQueryString: '',
     headers,
     queryStringParameters: request.query,
-    requestContext: { http: { method: request.method, path: '/payments', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'fuzz' }, requestId: 'fuzz', routeKey: `${request.method} /payments` },
+    requestContext: {
+      http: {
+        method: request.method,
+        path: '/payments',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'fuzz',
+      },
+      requestId: 'fuzz',
+      routeKey: `${request.method} /payments`,
+    },
     body: request.body,
     isBase64Encoded: request.isBase64Encoded ?? false,
   };
@@ -48,7 +58,10 @@ export function v2Event(request: GeneratedRequest): unknown {
  * A guarded handler that counts its runs, notes whether each ran under a guard, and answers
  * `respond(run)` (by default a 201 naming the run).
  */
-export function guardedCounter(journal: Journal = new MemoryJournal(), respond: (run: number) => PlannedResponse = (run) => ({ statusCode: 201, body: JSON.stringify({ run }) })) {
+export function guardedCounter(
+  journal: Journal = new MemoryJournal(),
+  respond: (run: number) => PlannedResponse = (run) => ({ statusCode: 201, body: JSON.stringify({ run }) }),
+) {
   const runs: Array<{ guarded: boolean }> = [];
   const handler = middy(async (_event: unknown, context: object) => {
     let guarded = true;
@@ -59,9 +72,15 @@ export function guardedCounter(journal: Journal = new MemoryJournal(), respond: 
     }
     runs.push({ guarded });
     const planned = respond(runs.length);
-    return { statusCode: planned.statusCode, headers: { 'content-type': 'application/json', location: `/payments/${runs.length}`, 'x-not-replayed': 'yes' }, body: planned.body, isBase64Encoded: planned.isBase64Encoded };
+    return {
+      statusCode: planned.statusCode,
+      headers: { 'content-type': 'application/json', location: `/payments/${runs.length}`, 'x-not-replayed': 'yes' },
+      body: planned.body,
+      isBase64Encoded: planned.isBase64Encoded,
+    };
   }).use(httpIdempotency({ journal }));
-  const send = (request: GeneratedRequest) => handler(v2Event(request) as never, { awsRequestId: `fuzz-${runs.length}` } as never) as Promise<Answer>;
+  const send = (request: GeneratedRequest) =>
+    handler(v2Event(request) as never, { awsRequestId: `fuzz-${runs.length}` } as never) as Promise<Answer>;
   return { send, runs };
 }
 

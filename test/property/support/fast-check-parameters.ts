@@ -7,5 +7,10 @@ import type fc from 'fast-check';
  */
 export function propertyParameters(numRuns: number): fc.Parameters<unknown> {
   const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
-  return { numRuns, verbose: process.env.FC_VERBOSE ? 1 : 0, ...(seed === undefined ? {} : { seed }), ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}) };
+  return {
+    numRuns,
+    verbose: process.env.FC_VERBOSE ? 1 : 0,
+    ...(seed === undefined ? {} : { seed }),
+    ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
+  };
 }

@@ -42,16 +42,31 @@ export interface Schedule {
 
 const attemptPlan: fc.Arbitrary<AttemptPlan> = fc.record({
   key: fc.nat({ max: KEY_COUNT - 1 }),
-  variant: fc.oneof({ weight: 5, arbitrary: fc.constant(0 as const) }, { weight: 1, arbitrary: fc.constant(1 as const) }),
+  variant: fc.oneof(
+    { weight: 5, arbitrary: fc.constant(0 as const) },
+    { weight: 1, arbitrary: fc.constant(1 as const) },
+  ),
   outcome: fc.constantFrom<PlannedOutcome>(201, 400, 503, 'throw'),
   effect: fc.constantFrom<EffectTiming>('none', 'before-stall', 'after-stall'),
 });
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start' as const), attempts: fc.array(attemptPlan, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('start' as const),
+      attempts: fc.array(attemptPlan, { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('resume' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: LEASE_MS - 1 }), fc.integer({ min: LEASE_MS, max: 2 * LEASE_MS + 500 })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.oneof(fc.integer({ min: 0, max: LEASE_MS - 1 }), fc.integer({ min: LEASE_MS, max: 2 * LEASE_MS + 500 })),
+    }),
+  },
 );
 
 /** Schedules of up to `maxCommands` steps. */

@@ -15,7 +15,15 @@ const jsonValue = fc.letrec((tie) => ({
     fc.integer(),
     unicodeString(),
     fc.array(tie('value'), { maxLength: 5 }),
-    fc.dictionary(fc.oneof(unicodeString(8), fc.nat(20).map(String), fc.constantFrom('a', 'B', '10', '9', '\u00e9', '\ud83d\ude00')), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.oneof(
+        unicodeString(8),
+        fc.nat(20).map(String),
+        fc.constantFrom('a', 'B', '10', '9', '\u00e9', '\ud83d\ude00'),
+      ),
+      tie('value'),
+      { maxKeys: 5 },
+    ),
   ),
 })).value;
 
@@ -33,7 +41,10 @@ describe('canonicalJson', () => {
     ['an own __proto__ key', '{"__proto__":{"a":1},"b":[{"__proto__":2}]}'],
     ['a toJSON key holding data', '{"toJSON":"not a method","a":{"toJSON":1}}'],
     ['integer-like keys', '{"10":1,"9":2,"a":{"2":[],"10":{}}}'],
-    ['objects that share no key', JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ [`k${i}`]: i, [`j${i}`]: [i] })))],
+    [
+      'objects that share no key',
+      JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ [`k${i}`]: i, [`j${i}`]: [i] }))),
+    ],
     ['backslashes before ud800 and an escaped surrogate pair', '["\\\\ud800","\\\\\\\\ud800","\\ud83d\\ude00"]'],
   ])('writes parsed JSON with %s as the RFC 8785 reference implementation does', (_label, text) => {
     const value = JSON.parse(text);
@@ -41,11 +52,15 @@ describe('canonicalJson', () => {
   });
 
   it('writes a JSON value the same whatever its key order', () => {
-    expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: 'x', 10: 1, 9: 2 })).toBe('{"10":1,"9":2,"a":"x","b":[1,{"c":2,"d":1}]}');
+    expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: 'x', 10: 1, 9: 2 })).toBe(
+      '{"10":1,"9":2,"a":"x","b":[1,{"c":2,"d":1}]}',
+    );
   });
 
   it('embeds a canonical text as it is', () => {
-    expect(canonicalJson({ body: new CanonicalText('{"a":1}'), method: 'POST' })).toBe('{"body":{"a":1},"method":"POST"}');
+    expect(canonicalJson({ body: new CanonicalText('{"a":1}'), method: 'POST' })).toBe(
+      '{"body":{"a":1},"method":"POST"}',
+    );
   });
 
   it.each<[string, unknown, unknown]>([
@@ -70,7 +85,21 @@ describe('canonicalJson', () => {
   });
 
   it('gives a Map or Set the same fingerprint whatever its insertion order', () => {
-    expect(fingerprintOf(new Map([['a', 1], ['b', 2]]))).toBe(fingerprintOf(new Map([['b', 2], ['a', 1]])));
+    expect(
+      fingerprintOf(
+        new Map([
+          ['a', 1],
+          ['b', 2],
+        ]),
+      ),
+    ).toBe(
+      fingerprintOf(
+        new Map([
+          ['b', 2],
+          ['a', 1],
+        ]),
+      ),
+    );
     expect(fingerprintOf(new Set([2, 1]))).toBe(fingerprintOf(new Set([1, 2])));
   });
 
@@ -82,7 +111,14 @@ describe('canonicalJson', () => {
     ['NaN', { amount: Number.NaN }],
     ['Infinity', Infinity],
     ['a lone surrogate', { note: '\ud800' }],
-    ['a cycle', (() => { const node: Record<string, unknown> = {}; node.self = node; return node; })()],
+    [
+      'a cycle',
+      (() => {
+        const node: Record<string, unknown> = {};
+        node.self = node;
+        return node;
+      })(),
+    ],
   ])('refuses %s with RequestInvalidError', (_label, value) => {
     expect(() => fingerprintOf(value)).toThrow(RequestInvalidError);
   });

@@ -42,7 +42,15 @@ function referenceFingerprint(body: string, isBase64Encoded: boolean): string | 
 }
 
 function middlewareFingerprint(body: string, isBase64Encoded: boolean): string | 'refused' {
-  const event = { version: '2.0', routeKey: 'POST /payments', rawPath: '/payments', headers: {}, requestContext: { http: { method: 'POST', path: '/payments' } }, body, isBase64Encoded };
+  const event = {
+    version: '2.0',
+    routeKey: 'POST /payments',
+    rawPath: '/payments',
+    headers: {},
+    requestContext: { http: { method: 'POST', path: '/payments' } },
+    body,
+    isBase64Encoded,
+  };
   try {
     return fingerprintOf(defaultRequestFingerprint(viewHttpEvent(event)));
   } catch (error) {
@@ -52,27 +60,61 @@ function middlewareFingerprint(body: string, isBase64Encoded: boolean): string |
 }
 
 const char = (min: number, max: number) => fc.integer({ min, max }).map((code) => String.fromCharCode(code));
-const key = fc.oneof(fc.string({ unit: char(0x61, 0x63), minLength: 1, maxLength: 2 }), fc.constantFrom('__proto__', 'toJSON', '10', '9', 'a:b', '\\u003a'));
+const key = fc.oneof(
+  fc.string({ unit: char(0x61, 0x63), minLength: 1, maxLength: 2 }),
+  fc.constantFrom('__proto__', 'toJSON', '10', '9', 'a:b', '\\u003a'),
+);
 const scalar = fc.oneof(
-  fc.constantFrom('1', '-0', '1.50', '1e2', '12345678901234567', '0.1000000000000000001', '9007199254740993', '1E-400', '"x:y"', '"\\u003a"', '"\\ud800"', '"\\ud83d\\ude00"', 'null', 'true', '"e1"'),
+  fc.constantFrom(
+    '1',
+    '-0',
+    '1.50',
+    '1e2',
+    '12345678901234567',
+    '0.1000000000000000001',
+    '9007199254740993',
+    '1E-400',
+    '"x:y"',
+    '"\\u003a"',
+    '"\\ud800"',
+    '"\\ud83d\\ude00"',
+    'null',
+    'true',
+    '"e1"',
+  ),
   fc.integer().map(String),
   unicodeString(6).map((text) => JSON.stringify(text)),
 );
 /** JSON texts built token by token, so keys repeat, numbers run long and escapes hide colons and surrogates. */
 const tokenText: fc.Arbitrary<string> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`), fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((members) => `{${members.map(([k, v]) => `"${k}": ${v}`).join(',')}}`)),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    scalar,
+    fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+    fc
+      .array(fc.tuple(key, tie('value')), { maxLength: 4 })
+      .map((members) => `{${members.map(([k, v]) => `"${k}": ${v}`).join(',')}}`),
+  ),
 })).value as fc.Arbitrary<string>;
-const nested = fc.tuple(fc.integer({ min: 60, max: 70 }), fc.boolean(), fc.boolean()).map(([depth, objects, duplicate]) =>
-  objects ? '{"a":'.repeat(depth) + (duplicate ? '{"k":1,"k":2}' : '1') + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth),
-);
+const nested = fc
+  .tuple(fc.integer({ min: 60, max: 70 }), fc.boolean(), fc.boolean())
+  .map(([depth, objects, duplicate]) =>
+    objects
+      ? '{"a":'.repeat(depth) + (duplicate ? '{"k":1,"k":2}' : '1') + '}'.repeat(depth)
+      : '['.repeat(depth) + ']'.repeat(depth),
+  );
 
 const body = fc.oneof(
-  plainJsonValue.chain((value) => renderingChoices.map((choices) => ({ body: render(value, choices), isBase64Encoded: false }))),
+  plainJsonValue.chain((value) =>
+    renderingChoices.map((choices) => ({ body: render(value, choices), isBase64Encoded: false })),
+  ),
   tokenText.map((text) => ({ body: text, isBase64Encoded: false })),
   nested.map((text) => ({ body: text, isBase64Encoded: false })),
   anyString(40).map((text) => ({ body: text, isBase64Encoded: false })),
   tokenText.map((text) => ({ body: Buffer.from(text).toString('base64'), isBase64Encoded: true })),
-  fc.uint8Array({ maxLength: 32 }).map((bytes) => ({ body: Buffer.from(bytes).toString('base64'), isBase64Encoded: true })),
+  fc
+    .uint8Array({ maxLength: 32 })
+    .map((bytes) => ({ body: Buffer.from(bytes).toString('base64'), isBase64Encoded: true })),
 );
 
 describe('the default body fingerprint', () => {

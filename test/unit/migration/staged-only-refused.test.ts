@@ -1,15 +1,29 @@
 import { httpIdempotency, InvalidOptionsError, makeIdempotent, MemoryJournal } from '../../../src/index.js';
 
-const migrateFrom = { powertools: { tableName: 'idempotency', keyPrefix: 'payments.handler', eventKeyJmesPath: 'headers."idempotency-key"' } };
+const migrateFrom = {
+  powertools: {
+    tableName: 'idempotency',
+    keyPrefix: 'payments.handler',
+    eventKeyJmesPath: 'headers."idempotency-key"',
+  },
+};
 
 describe('migrateFrom with staged-only effects', () => {
   it('is refused by httpIdempotency when the guard is created, since nothing is reserved before the handler runs', () => {
-    expect(() => httpIdempotency({ journal: new MemoryJournal(), effects: 'staged-only', migrateFrom })).toThrow(InvalidOptionsError);
+    expect(() => httpIdempotency({ journal: new MemoryJournal(), effects: 'staged-only', migrateFrom })).toThrow(
+      InvalidOptionsError,
+    );
   });
 
   it('is refused by makeIdempotent when the function is wrapped', () => {
-    expect(() => makeIdempotent(async () => 1, { journal: new MemoryJournal(), operation: 'op', key: () => 'k', effects: 'staged-only', migrateFrom })).toThrow(
-      /'migrateFrom' does not apply with effects: 'staged-only'/,
-    );
+    expect(() =>
+      makeIdempotent(async () => 1, {
+        journal: new MemoryJournal(),
+        operation: 'op',
+        key: () => 'k',
+        effects: 'staged-only',
+        migrateFrom,
+      }),
+    ).toThrow(/'migrateFrom' does not apply with effects: 'staged-only'/);
   });
 });
