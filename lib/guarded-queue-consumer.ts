@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { IdemkitEnvironment } from '../src/core/environment.js';
 import { MetricName } from '../src/telemetry/metric-names.js';
 import { IdemkitFunction } from './idemkit-function.js';
-import { idempotencyMetric, type IdempotencyMetricOptions } from './idempotency-metric.js';
+import { idempotencyMetric, queueDepthMetric, type IdempotencyMetricOptions } from './idempotency-metric.js';
 import type { IIdempotencyJournal } from './journal-table.js';
 import { secureQueue } from './secure-queue.js';
 
@@ -190,11 +190,7 @@ export class GuardedQueueConsumer extends Construct {
 
   /** Messages visible in the DLQ (maximum per minute). */
   public metricDeadLetterDepth(props?: MetricOptions): Metric {
-    return this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      statistic: 'Maximum',
-      period: Duration.minutes(1),
-      ...props,
-    });
+    return queueDepthMetric(this.deadLetterQueue, props);
   }
 
   /** Deliveries the journal recognised as already processed (sum per period). */

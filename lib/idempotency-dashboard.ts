@@ -14,7 +14,12 @@ import {
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE, MetricDimension, MetricName } from '../src/telemetry/metric-names.js';
-import { idempotencyMetric, idempotencyMetricSearch, type MetricSubject } from './idempotency-metric.js';
+import {
+  idempotencyMetric,
+  idempotencyMetricSearch,
+  queueDepthMetric,
+  type MetricSubject,
+} from './idempotency-metric.js';
 import type { IIdempotencyJournal } from './journal-table.js';
 
 /** Runtime metrics that page someone as soon as one occurs. */
@@ -130,9 +135,7 @@ export class IdempotencyDashboard extends Construct {
         new GraphWidget({
           title: 'Dead-letter queue depth',
           width: 24,
-          left: props.deadLetterQueues.map((queue) =>
-            queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: this.period }),
-          ),
+          left: props.deadLetterQueues.map((queue) => queueDepthMetric(queue, { period: this.period })),
         }),
       );
     }
@@ -173,7 +176,7 @@ export class IdempotencyDashboard extends Construct {
     this.alarms.push(
       new Alarm(this, `DeadLetterQueue ${Names.nodeUniqueId(queue.node)} Alarm`, {
         alarmDescription: 'Messages wait in a dead-letter queue',
-        metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        metric: queueDepthMetric(queue),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,

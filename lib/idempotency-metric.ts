@@ -1,5 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
-import { MathExpression, SearchExpression, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  MathExpression,
+  SearchExpression,
+  type IMetric,
+  type Metric,
+  type MetricOptions,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { DEFAULT_METRICS_NAMESPACE, MetricDimension, type MetricName } from '../src/telemetry/metric-names.js';
 
 /** Which guarded unit a runtime metric belongs to: an HTTP/function operation or a queue consumer. */
@@ -72,4 +79,18 @@ export function idempotencyMetricSearch(
 
 function namespaceOf(options: IdempotencyMetricOptions): string {
   return options.namespace ?? DEFAULT_METRICS_NAMESPACE;
+}
+
+/**
+ * Messages visible in a queue, maximum per minute unless `props` say otherwise: what the
+ * dead-letter and failure queue alarms and graphs read.
+ *
+ * @example queueDepthMetric(consumer.deadLetterQueue).createAlarm(this, 'Dlq', { threshold: 0, evaluationPeriods: 1 })
+ */
+export function queueDepthMetric(queue: IQueue, props?: MetricOptions): Metric {
+  return queue.metricApproximateNumberOfMessagesVisible({
+    statistic: 'Maximum',
+    period: Duration.minutes(1),
+    ...props,
+  });
 }

@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import { IdemkitEnvironment } from '../src/core/environment.js';
 import { PARTITION_KEY, RecordPrefix } from '../src/journal/schema.js';
 import { IdemkitFunction } from './idemkit-function.js';
+import { queueDepthMetric } from './idempotency-metric.js';
 import type { IIdempotencyJournal } from './journal-table.js';
 import { secureQueue } from './secure-queue.js';
 
@@ -174,11 +175,7 @@ export class OutboxDispatcher extends Construct {
 
   /** Messages visible in the failure queue (maximum per minute). */
   public metricFailureQueueDepth(props?: MetricOptions): Metric {
-    return this.failureQueue.metricApproximateNumberOfMessagesVisible({
-      statistic: 'Maximum',
-      period: Duration.minutes(1),
-      ...props,
-    });
+    return queueDepthMetric(this.failureQueue, props);
   }
 
   /** Age of the oldest stream record the dispatcher has not processed yet (maximum per minute). */

@@ -1,3 +1,5 @@
+import { RecordStatus } from './schema.js';
+
 /**
  * Every condition expression the DynamoDB journal puts on its writes, by name.
  *
@@ -40,3 +42,18 @@ export const JournalCondition = Object.freeze({
 
 /** The name of one of the journal's condition expressions. */
 export type JournalConditionName = keyof typeof JournalCondition;
+
+/**
+ * The names and values `claimable` reads at `nowEpochMs`; `stagedCommitClaimable` reads the
+ * same and `:false`.
+ */
+export function claimParameters(nowEpochMs: number) {
+  return {
+    ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':nowSeconds': Math.floor(nowEpochMs / 1000),
+      ':nowMs': nowEpochMs,
+      ':inProgress': RecordStatus.inProgress,
+    } as Record<string, unknown>,
+  };
+}

@@ -8,7 +8,7 @@ import {
   sha256Hex,
 } from '../core/index.js';
 import { completionUpdate, outboxItem, putIfAbsent, uniqueItem } from './completion-writes.js';
-import { JournalCondition } from './conditions.js';
+import { claimParameters, JournalCondition } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './dynamodb-staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
@@ -91,12 +91,7 @@ export class DynamoDBJournal implements Journal {
     try {
       const old = await this.calls.put('reserve', item, {
         ConditionExpression: JournalCondition.claimable,
-        ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':nowSeconds': Math.floor(now / 1000),
-          ':nowMs': now,
-          ':inProgress': RecordStatus.inProgress,
-        },
+        ...claimParameters(now),
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });

@@ -29,6 +29,11 @@ export interface Expressions {
 }
 
 type Sender = Pick<DynamoDBClient, 'send'>;
+/** What a single-item write may ask back: the item before it, on success or on a failed condition. */
+type Returning = {
+  readonly ReturnValues?: ReturnValue;
+  readonly ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure;
+};
 type AwsError = { name?: string; Item?: Record<string, unknown> };
 
 /**
@@ -77,8 +82,8 @@ const fromMap = (map: AttributeMap | undefined): PlainItem | undefined => (map ?
 /**
  * The journal's DynamoDB calls with plain JavaScript items, marshalled here (as
  * `@aws-sdk/util-dynamodb` does, see `toAttributeMap`) instead of through the DocumentClient,
- * whose per-call middleware the hot path does not need. Errors are the SDK's own (condition failures keep the marshalled
- * `Item` the SDK returns).
+ * whose per-call middleware the hot path does not need. Errors are the SDK's own (condition
+ * failures keep the marshalled `Item` the SDK returns).
  */
 export class ItemCalls {
   constructor(
@@ -89,64 +94,24 @@ export class ItemCalls {
   async put(
     operation: JournalOperation,
     item: PlainItem,
-    expressions: Expressions & {
-      ReturnValues?: ReturnValue;
-      ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure;
-    },
+    expressions: Expressions & Returning,
   ): Promise<PlainItem | undefined> {
-    const out = await this.client.send(
-      tagged(
-        operation,
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: toMap(item),
-          ...expressions,
-          ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues),
-        }),
-      ),
-    );
-    return fromMap(out.Attributes);
+    const input = { ...this.withValues(expressions), Item: toMap(item) };
+    return fromMap((await this.client.send(tagged(operation, new PutItemCommand(input)))).Attributes);
   }
 
   async update(
     operation: JournalOperation,
     key: PlainItem,
-    input: Expressions & {
-      UpdateExpression: string;
-      ReturnValues?: ReturnValue;
-      ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure;
-    },
+    expressions: Expressions & Returning & { UpdateExpression: string },
   ): Promise<PlainItem | undefined> {
-    const out = await this.client.send(
-      tagged(
-        operation,
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: toMap(key),
-          ...input,
-          ExpressionAttributeValues: toValues(input.ExpressionAttributeValues),
-        }),
-      ),
-    );
-    return fromMap(out.Attributes);
+    const input = { ...this.withValues(expressions), Key: toMap(key) };
+    return fromMap((await this.client.send(tagged(operation, new UpdateItemCommand(input)))).Attributes);
   }
 
-  async delete(
-    operation: JournalOperation,
-    key: PlainItem,
-    expressions: Expressions & { ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure },
-  ): Promise<void> {
-    await this.client.send(
-      tagged(
-        operation,
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: toMap(key),
-          ...expressions,
-          ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues),
-        }),
-      ),
-    );
+  async delete(operation: JournalOperation, key: PlainItem, expressions: Expressions & Returning): Promise<void> {
+    const input = { ...this.withValues(expressions), Key: toMap(key) };
+    await this.client.send(tagged(operation, new DeleteItemCommand(input)));
   }
 
   async get(operation: JournalOperation, key: PlainItem): Promise<PlainItem | undefined> {
@@ -193,6 +158,15 @@ export class ItemCalls {
         }),
       ),
     );
+  }
+
+  /** A single-item request on the journal table, its expression values marshalled. */
+  private withValues<E extends Expressions>(expressions: E) {
+    return {
+      TableName: this.tableName,
+      ...expressions,
+      ExpressionAttributeValues: toValues(expressions.ExpressionAttributeValues),
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-import { JournalCondition } from './conditions.js';
+import { claimParameters, JournalCondition } from './conditions.js';
 import { ResponseTooLargeError } from '../core/index.js';
 import { outboxItem, uniqueItem } from './completion-writes.js';
 import type { CompletionWrites, StagedCommit, TransactItem } from './journal.js';
@@ -22,15 +22,11 @@ const TRANSACTION_MARGIN_BYTES = 64 * 1024;
 export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
   if (over === 'absent')
     return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
+  const { ExpressionAttributeNames, ExpressionAttributeValues } = claimParameters(nowEpochMs);
   return {
     ConditionExpression: JournalCondition.stagedCommitClaimable,
-    ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':nowSeconds': Math.floor(nowEpochMs / 1000),
-      ':nowMs': nowEpochMs,
-      ':inProgress': RecordStatus.inProgress,
-      ':false': false,
-    },
+    ExpressionAttributeNames,
+    ExpressionAttributeValues: { ...ExpressionAttributeValues, ':false': false },
   };
 }
 
