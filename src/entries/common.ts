@@ -50,6 +50,11 @@ export {
   messagePk,
   uniquePk,
   outboxPk,
+  keyScopeOf,
+  type KeyScope,
+  journalOperationOf,
+  JOURNAL_OPERATION_CONTEXT_KEY,
+  type JournalOperation,
 } from '../journal/index.js';
 export {
   idempotencyOf,
