@@ -6,7 +6,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { table } from '../../src/cli/format.js';
+import { table } from '../../src/cli/operator.js';
 import { MetricName } from '../../src/index.js';
 import { seedStock, startLocalPaymentsStack } from '../local/payments-stack.js';
 import { DemoContext } from './demo-context.js';

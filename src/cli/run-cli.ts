@@ -1,6 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { stuckTable, timeline } from './format.js';
-import { Operator } from './operator.js';
+import { stuckTable, timeline, Operator } from './operator.js';
 
 /** Where the CLI writes. */
 export interface CliIo {

@@ -1,7 +1,7 @@
 import { InvalidOptionsError } from '../core/errors.js';
 import { attemptSignal } from './abort.js';
 import { assertValidIdempotencyKey, IDEMPOTENCY_KEY_HEADER, newIdempotencyKey } from './idempotency-key.js';
-import { isResponseLike } from './response-like.js';
+import { isResponseLike } from './retryable.js';
 import { retry } from './retry.js';
 import type { RetryContext, RetryOptions } from './retry-options.js';
 import { assertKnownOptions, readFunction, readNumber } from '../core/options.js';

@@ -1,5 +1,5 @@
 import { untilAborted } from './abort.js';
-import { retryAfterMsOf } from './retry-after.js';
+import { retryAfterMsOf } from './retryable.js';
 import { resolveRetryOptions, type RetryOptions } from './retry-options.js';
 import { decideNextAttempt } from './retry-policy.js';
 

@@ -7,8 +7,7 @@ export {
   type LambdaContextLike,
   type RunResult,
 } from './attempt.js';
-export { fingerprintOf } from './fingerprint.js';
-export { CanonicalText, canonicalJson, NestedTooDeepError, NotCanonicalError } from './canonical-json.js';
+export { CanonicalText, canonicalJson, fingerprintOf, NestedTooDeepError, NotCanonicalError } from './fingerprint.js';
 export { LocalCache } from './local-cache.js';
 export {
   DEFAULT_GUARD_OPTIONS,

@@ -1,4 +1,9 @@
-export { legacyLookupFor, PowertoolsRecordReader } from './powertools-record.js';
+export {
+  legacyLookupFor,
+  powertoolsPayloadHash,
+  powertoolsRecordId,
+  PowertoolsRecordReader,
+} from './powertools-record.js';
 export {
   resolveMigrateFrom,
   type MigrateFromOptions,
@@ -6,4 +11,3 @@ export {
   type PowertoolsMigrationOptions,
   type PowertoolsSource,
 } from './powertools-options.js';
-export { powertoolsPayloadHash, powertoolsRecordId } from './powertools-key.js';

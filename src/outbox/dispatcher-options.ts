@@ -11,10 +11,8 @@ import {
 } from '../core/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
 import { DispatchedMarker } from '../journal/index.js';
-import { EventBridgePublisher } from './eventbridge-publisher.js';
+import { EventBridgePublisher, type OutboxPublisher, isFifoQueueUrl, SqsPublisher } from './publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
-import type { OutboxPublisher } from './publisher.js';
-import { isFifoQueueUrl, SqsPublisher } from './sqs-publisher.js';
 
 /** Options both destinations accept. */
 interface DispatcherCommonOptions {

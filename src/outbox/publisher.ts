@@ -1,5 +1,7 @@
-import { IdempotencyError } from '../core/index.js';
-import { messageBytes, type OutboxMessage } from './outbox-message.js';
+import { IdempotencyError, InvalidOptionsError } from '../core/index.js';
+import { messageBytes, type OutboxMessage, OUTBOX_EVENT_ID_ATTRIBUTE } from './outbox-message.js';
+import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 
 /** Where the dispatcher sends events: one implementation per destination service. */
 export interface OutboxPublisher {
@@ -68,4 +70,118 @@ export function missingPeer(packageName: string): (error: unknown) => never {
       },
     );
   };
+}
+
+/** True for a FIFO queue URL (its name ends in `.fifo`). */
+export function isFifoQueueUrl(queueUrl: string): boolean {
+  return queueUrl.endsWith('.fifo');
+}
+
+/**
+ * Sends outbox events to an SQS queue: body `{ eventId, type, detail, occurredAt }`,
+ * String attribute `eventId`. On a FIFO queue the event id is the deduplication id, so a
+ * dispatch retry within SQS's five-minute window is dropped by the queue itself.
+ */
+export class SqsPublisher implements OutboxPublisher {
+  private readonly fifo: boolean;
+
+  constructor(
+    private client: SQSClient | undefined,
+    private readonly queueUrl: string,
+    private readonly messageGroupId: (message: OutboxMessage) => string,
+  ) {
+    this.fifo = isFifoQueueUrl(queueUrl);
+  }
+
+  get destination(): string {
+    return this.queueUrl;
+  }
+
+  async publish(messages: readonly OutboxMessage[]): Promise<PublishOutcome> {
+    let entries: SendMessageBatchRequestEntry[];
+    try {
+      entries = messages.map((message, index) => this.entryOf(message, index));
+    } catch (error) {
+      return thrownOutcome(error);
+    }
+    try {
+      // Loaded on first use: a handler that only imports the toolkit never pays for the SQS client at cold start.
+      const sqs = await import('@aws-sdk/client-sqs').catch(missingPeer('@aws-sdk/client-sqs'));
+      this.client ??= new sqs.SQSClient({});
+      const out = await this.client.send(
+        new sqs.SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
+      );
+      const failures = (out.Failed ?? []).map((failure) => ({
+        index: Number(failure.Id),
+        reason: `${failure.Code ?? 'Failed'}: ${failure.Message ?? ''}`,
+      }));
+      if (failures.length === 0) return { kind: 'sent' };
+      const first = failures.reduce((a, b) => (b.index < a.index ? b : a));
+      return { kind: 'failed', index: first.index, reason: first.reason };
+    } catch (error) {
+      return thrownOutcome(error);
+    }
+  }
+
+  private entryOf(message: OutboxMessage, index: number): SendMessageBatchRequestEntry {
+    const entry: SendMessageBatchRequestEntry = {
+      Id: String(index),
+      MessageBody: JSON.stringify(message),
+      MessageAttributes: { [OUTBOX_EVENT_ID_ATTRIBUTE]: { DataType: 'String', StringValue: message.eventId } },
+    };
+    if (!this.fifo) return entry;
+    const group = this.messageGroupId(message);
+    if (typeof group !== 'string' || group.length === 0)
+      throw new InvalidOptionsError(`messageGroupId returned no group for event ${message.eventId}`);
+    return { ...entry, MessageDeduplicationId: message.eventId, MessageGroupId: group };
+  }
+}
+
+/**
+ * Sends outbox events to an EventBridge bus with `PutEvents`: `Source` from the options,
+ * `DetailType` the event type, `Detail` the message `{ eventId, type, detail, occurredAt }`.
+ * EventBridge does not deduplicate: targets deduplicate on `detail.eventId`.
+ */
+export class EventBridgePublisher implements OutboxPublisher {
+  constructor(
+    private client: EventBridgeClient | undefined,
+    private readonly eventBusName: string,
+    private readonly source: string,
+  ) {}
+
+  get destination(): string {
+    return this.eventBusName;
+  }
+
+  async publish(messages: readonly OutboxMessage[]): Promise<PublishOutcome> {
+    try {
+      // Loaded on first use, like the SQS client: no cold-start cost for handlers that never dispatch.
+      const eventBridge = await import('@aws-sdk/client-eventbridge').catch(missingPeer('@aws-sdk/client-eventbridge'));
+      this.client ??= new eventBridge.EventBridgeClient({});
+      const out = await this.client.send(
+        new eventBridge.PutEventsCommand({ Entries: messages.map((message) => this.entryOf(message)) }),
+      );
+      if (!out.FailedEntryCount) return { kind: 'sent' };
+      const index = (out.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined);
+      const failed = out.Entries?.[index];
+      return {
+        kind: 'failed',
+        index: Math.max(index, 0),
+        reason: `${failed?.ErrorCode ?? 'Failed'}: ${failed?.ErrorMessage ?? ''}`,
+      };
+    } catch (error) {
+      return thrownOutcome(error);
+    }
+  }
+
+  private entryOf(message: OutboxMessage): PutEventsRequestEntry {
+    const time = new Date(message.occurredAt);
+    return {
+      EventBusName: this.eventBusName,
+      Source: this.source,
+      DetailType: message.type,
+      Detail: JSON.stringify(message),
+      ...(Number.isNaN(time.getTime()) ? {} : { Time: time }),
+    };
+  }
 }

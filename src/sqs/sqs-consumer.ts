@@ -2,7 +2,6 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { IdempotencyError, InvalidOptionsError, RequestInvalidError, sha256Hex } from '../core/index.js';
 import { fingerprintOf, IdempotencyEngine } from '../engine/index.js';
 import { MetricDimension, Telemetry, type AttemptStatus } from '../telemetry/index.js';
-import { forEachBounded, lanesOf, messageGroupOf } from './record-lanes.js';
 import { resolveConsumerOptions, type ConsumerSettings, type SqsConsumerOptions } from './sqs-consumer-options.js';
 
 /**
@@ -130,4 +129,46 @@ function logFailure(
   };
   if (status === 'in_progress') settings.logger.info('sqs record reported as failed', fields);
   else settings.logger.error('sqs record reported as failed', fields);
+}
+
+/** The message group of a FIFO record, undefined on a standard queue. */
+export function messageGroupOf(record: SQSRecord): string | undefined {
+  return record.attributes?.MessageGroupId || undefined;
+}
+
+/**
+ * Splits a batch into lanes that must run in order: one lane per message group on a FIFO
+ * queue (batch order kept inside it), one lane per record on a standard queue.
+ */
+export function lanesOf(records: readonly SQSRecord[]): SQSRecord[][] {
+  const lanes: SQSRecord[][] = [];
+  const byGroup = new Map<string, SQSRecord[]>();
+  for (const record of records) {
+    const group = messageGroupOf(record);
+    if (group === undefined) {
+      lanes.push([record]);
+      continue;
+    }
+    let lane = byGroup.get(group);
+    if (!lane) {
+      lane = [];
+      byGroup.set(group, lane);
+      lanes.push(lane);
+    }
+    lane.push(record);
+  }
+  return lanes;
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight, starting them in order. */
+export async function forEachBounded<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }

@@ -8,5 +8,7 @@ export {
   type MetricsSink,
   type LogSink,
   type TracerLike,
+  newTrace,
+  type AttemptStatus,
+  type AttemptTrace,
 } from './telemetry.js';
-export { newTrace, type AttemptStatus, type AttemptTrace } from './attempt-trace.js';

@@ -1,8 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { sha256Hex } from '../core/index.js';
-import type { AttemptTrace } from './attempt-trace.js';
-import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from './metric-names.js';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME, type MetricName } from './metric-names.js';
 
 /** What the guard needs of a metrics sink: a Powertools `Metrics` instance fits. */
 export type MetricsSink = Pick<Metrics, 'singleMetric'>;
@@ -152,4 +151,40 @@ export class Telemetry {
       // Observability must not turn a correct answer into a failure.
     }
   }
+}
+
+/** `idempotency_status` values of the per-attempt log line. */
+export type AttemptStatus =
+  | 'new'
+  | 'replay'
+  | 'in_progress'
+  | 'mismatch'
+  | 'expired'
+  | 'recovered'
+  | 'unknown'
+  | 'released'
+  | 'missing_key'
+  | 'invalid_key'
+  | 'conflict'
+  | 'lease_lost'
+  | 'journal_unavailable';
+
+/** What happened during one guarded attempt, filled in by the engine and the entry point. */
+export interface AttemptTrace {
+  status?: AttemptStatus;
+  attempt?: number;
+  journalCalls: number;
+  readonly metrics: MetricName[];
+  downstreamReference?: string;
+  /** During a migration: what the previous library's record decided (`replay`, `in-progress`, `mismatch`) or why it did not. */
+  legacy?: string;
+  /** Set when the completion write failed after the handler ran and its response was returned unstored. */
+  journalError?: Error;
+  /** Set when the attempt failed after its handler ran for a reason of the handler's (a staged write refused). */
+  failure?: Error;
+}
+
+/** A fresh trace. */
+export function newTrace(): AttemptTrace {
+  return { journalCalls: 0, metrics: [] };
 }

@@ -1,4 +1,4 @@
-import { parseRetryAfterMs, retryAfterMsOf } from '../../src/client/retry-after.js';
+import { parseRetryAfterMs, retryAfterMsOf } from '../../src/client/retryable.js';
 import { InProgressError } from '../../src/core/index.js';
 
 const NOW_MS = Date.UTC(2025, 0, 1, 12, 0, 0);

@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
-import { canonicalJson, CanonicalText } from '../../../src/engine/canonical-json.js';
+import { canonicalJson, CanonicalText } from '../../../src/engine/fingerprint.js';
 import { fingerprintOf, RequestInvalidError } from '../../../src/index.js';
 import { unicodeString } from '../../fuzz/support/generators.js';
 import { propertyParameters } from '../../property/support/fast-check-parameters.js';
