@@ -1,5 +1,5 @@
 import { RetryBudget, type RetryBudgetOptions } from '../../src/client/index.js';
-import { decideNextAttempt, type RetryPolicy } from '../../src/client/retry-policy.js';
+import { decideNextAttempt, type RetryPolicy } from '../../src/client/retry-options.js';
 import { EventQueue } from './event-queue.js';
 import { seededRandom } from './seeded-random.js';
 

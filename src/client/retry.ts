@@ -1,7 +1,6 @@
 import { untilAborted } from './abort.js';
 import { retryAfterMsOf } from './retryable.js';
-import { resolveRetryOptions, type RetryOptions } from './retry-options.js';
-import { decideNextAttempt } from './retry-policy.js';
+import { resolveRetryOptions, type RetryOptions, decideNextAttempt } from './retry-options.js';
 
 type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 

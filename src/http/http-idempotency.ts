@@ -16,7 +16,7 @@ import {
 } from '../engine/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
-import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView } from './http-event.js';
+import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView, readKeyHeader } from './http-event.js';
 import {
   ALWAYS_REPLAYED_HEADERS,
   isStorableStatus,
@@ -24,9 +24,10 @@ import {
   replayResponse,
   storedForm,
   type HttpResponse,
+  DEFAULT_PROBLEM_TYPE_PREFIX,
+  ProblemAnswers,
+  type StatusCodes,
 } from './http-response.js';
-import { readKeyHeader } from './key-header.js';
-import { DEFAULT_PROBLEM_TYPE_PREFIX, ProblemAnswers, type StatusCodes } from './problem.js';
 import { defaultRequestFingerprint } from './request-fingerprint.js';
 
 /** Options of {@link httpIdempotency}. */

@@ -1,6 +1,3 @@
 export { httpIdempotency, type HttpIdempotencyOptions } from './http-idempotency.js';
-export type { StatusCodes } from './problem.js';
-export type { HttpResponse } from './http-response.js';
-export { REPLAYED_HEADER } from './http-response.js';
-export { DEFAULT_PROBLEM_TYPE_PREFIX } from './problem.js';
-export { readKeyHeader } from './key-header.js';
+export { DEFAULT_PROBLEM_TYPE_PREFIX, REPLAYED_HEADER, type HttpResponse, type StatusCodes } from './http-response.js';
+export { readKeyHeader } from './http-event.js';

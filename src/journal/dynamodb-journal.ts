@@ -10,7 +10,7 @@ import {
 import { completionUpdate, outboxItem, putIfAbsent, uniqueItem } from './completion-writes.js';
 import { claimParameters, JournalCondition } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
-import { commitStagedOnDynamoDB } from './dynamodb-staged-commit.js';
+import { commitStagedOnDynamoDB } from './staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
 import type {
   CompletionWrites,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { backoffCapMs, fullJitterDelayMs } from '../../src/client/retry-policy.js';
+import { backoffCapMs, fullJitterDelayMs } from '../../src/client/retry-options.js';
 
 describe('full-jitter backoff', () => {
   it('keeps every wait within [0, min(maxDelayMs, baseDelayMs·2^n)]', () => {

@@ -1,10 +1,9 @@
 import canonicalize from 'canonicalize';
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { fingerprintOf } from '../../../src/engine/fingerprint.js';
 import { viewHttpEvent } from '../../../src/http/http-event.js';
-import { inspectJson } from '../../../src/http/json-shape.js';
-import { defaultRequestFingerprint } from '../../../src/http/request-fingerprint.js';
+import { inspectJson, defaultRequestFingerprint } from '../../../src/http/request-fingerprint.js';
 import { RequestInvalidError } from '../../../src/index.js';
 import { propertyParameters } from '../../property/support/fast-check-parameters.js';
 import { anyString, plainJsonValue, render, renderingChoices, unicodeString } from '../../fuzz/support/generators.js';
