@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
+  assertKnownOptions,
+  readFunction,
   IdemkitEnvironment,
   InvalidOptionsError,
   LeaseLostError,
@@ -28,6 +30,8 @@ import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
+
+const OWNER = 'DynamoDBJournal';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
@@ -65,16 +69,20 @@ export class DynamoDBJournal implements Journal {
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
-    const tableName = options?.tableName ?? process.env[IdemkitEnvironment.tableName];
+    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock']);
+    const tableName = options.tableName ?? process.env[IdemkitEnvironment.tableName];
     if (typeof tableName !== 'string' || tableName.length < 3) {
       throw new InvalidOptionsError(
         `DynamoDBJournal needs a tableName of at least 3 characters (option 'tableName' or ${IdemkitEnvironment.tableName})`,
       );
     }
     this.tableName = tableName;
-    this.clock = options?.clock ?? Date.now;
+    this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
+    if (options.client !== undefined && typeof (options.client as { send?: unknown })?.send !== 'function') {
+      throw new InvalidOptionsError(`${OWNER}: option 'client' must be a DynamoDBClient or DynamoDBDocumentClient`);
+    }
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.client = options?.client ?? new DynamoDBClient({});
+    this.client = options.client ?? new DynamoDBClient({});
     this.calls = new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
   }

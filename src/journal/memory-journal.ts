@@ -1,4 +1,6 @@
 import {
+  assertKnownOptions,
+  readFunction,
   InvalidOptionsError,
   LeaseLostError,
   NotResolvableError,
@@ -23,6 +25,8 @@ import { expiryFromNow, isClaimable, isClaimableByCommit, newLeaseToken } from '
 import { RecordStatus } from './schema.js';
 import { stagedCommitItems } from './staged-commit.js';
 import { parseStored, responseJson } from './stored-response.js';
+
+const OWNER = 'MemoryJournal';
 
 /** Options of {@link MemoryJournal}. */
 export interface MemoryJournalOptions {
@@ -59,8 +63,17 @@ export class MemoryJournal implements Journal {
   private readonly tableKeys: Record<string, readonly string[]>;
 
   constructor(options: MemoryJournalOptions = {}) {
-    this.clock = options.clock ?? Date.now;
-    this.tableKeys = options.tableKeys ?? {};
+    assertKnownOptions(OWNER, options, ['clock', 'tableKeys']);
+    this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
+    const tableKeys = options.tableKeys ?? {};
+    const isKeyList = (names: unknown) =>
+      Array.isArray(names) && names.length > 0 && names.every((name) => typeof name === 'string' && name !== '');
+    if (typeof tableKeys !== 'object' || tableKeys === null || !Object.values(tableKeys).every(isKeyList)) {
+      throw new InvalidOptionsError(
+        `${OWNER}: option 'tableKeys' must map table names to lists of key attribute names`,
+      );
+    }
+    this.tableKeys = tableKeys;
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
