@@ -6,6 +6,6 @@
 export { idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
 export { newIdempotencyKey } from './idempotency-key.js';
 export { retry } from './retry.js';
-export { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
-export type { RetryContext, RetryOptions } from './retry-options.js';
+export { DEFAULT_RETRY_BUDGET_OPTIONS, RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
+export { DEFAULT_RETRY_OPTIONS, type RetryContext, type RetryOptions } from './retry-options.js';
 export { isRetryableByDefault } from './retryable.js';

@@ -1,5 +1,8 @@
 import { assertKnownOptions, readFunction, readNumber } from '../core/options.js';
 
+/** The defaults of {@link RetryBudget}'s options: retries up to 10% of first attempts, plus 10 per second, over 10 s. */
+export const DEFAULT_RETRY_BUDGET_OPTIONS = Object.freeze({ ratio: 0.1, minPerSecond: 10, windowMs: 10_000 });
+
 /**
  * Options of {@link RetryBudget}.
  *
@@ -63,9 +66,10 @@ export class RetryBudget {
 
   constructor(options: RetryBudgetOptions = {}) {
     assertKnownOptions('RetryBudget', options, OPTION_NAMES);
-    this.ratio = readNumber('RetryBudget', 'ratio', options.ratio, 0.1);
-    this.minPerSecond = readNumber('RetryBudget', 'minPerSecond', options.minPerSecond, 10);
-    this.windowMs = readNumber('RetryBudget', 'windowMs', options.windowMs, 10_000, { min: 1 });
+    const defaults = DEFAULT_RETRY_BUDGET_OPTIONS;
+    this.ratio = readNumber('RetryBudget', 'ratio', options.ratio, defaults.ratio);
+    this.minPerSecond = readNumber('RetryBudget', 'minPerSecond', options.minPerSecond, defaults.minPerSecond);
+    this.windowMs = readNumber('RetryBudget', 'windowMs', options.windowMs, defaults.windowMs, { min: 1 });
     this.#clock = readFunction('RetryBudget', 'clock', options.clock, Date.now);
     this.#slotMs = this.windowMs / SLOT_COUNT;
   }

@@ -99,6 +99,17 @@ const MAX_TIMER_MS = 2_147_483_647;
 const OWNER = 'retry';
 
 /**
+ * The defaults of {@link retry}'s numeric options (`maxDelayMs` is never below `baseDelayMs`,
+ * and `maxRetryAfterMs` defaults to `maxDelayMs`).
+ */
+export const DEFAULT_RETRY_OPTIONS = Object.freeze({
+  maxAttempts: 5,
+  baseDelayMs: 100,
+  maxDelayMs: 20_000,
+  deadlineMs: 30_000,
+});
+
+/**
  * Validates `options` and fills in the defaults.
  *
  * @example
@@ -106,15 +117,23 @@ const OWNER = 'retry';
  */
 export function resolveRetryOptions(options: RetryOptions): ResolvedRetryOptions {
   assertKnownOptions(OWNER, options, RETRY_OPTION_NAMES);
-  const maxAttempts = readNumber(OWNER, 'maxAttempts', options.maxAttempts, 5, {
+  const maxAttempts = readNumber(OWNER, 'maxAttempts', options.maxAttempts, DEFAULT_RETRY_OPTIONS.maxAttempts, {
     min: 1,
     integer: true,
     infinite: true,
   });
-  const baseDelayMs = readNumber(OWNER, 'baseDelayMs', options.baseDelayMs, 100, { max: MAX_TIMER_MS });
-  const maxDelayMs = readNumber(OWNER, 'maxDelayMs', options.maxDelayMs, Math.max(20_000, baseDelayMs), {
+  const baseDelayMs = readNumber(OWNER, 'baseDelayMs', options.baseDelayMs, DEFAULT_RETRY_OPTIONS.baseDelayMs, {
     max: MAX_TIMER_MS,
   });
+  const maxDelayMs = readNumber(
+    OWNER,
+    'maxDelayMs',
+    options.maxDelayMs,
+    Math.max(DEFAULT_RETRY_OPTIONS.maxDelayMs, baseDelayMs),
+    {
+      max: MAX_TIMER_MS,
+    },
+  );
   if (maxDelayMs < baseDelayMs) {
     throw new InvalidOptionsError(
       `${OWNER}: option 'maxDelayMs' (${maxDelayMs}) must be at least 'baseDelayMs' (${baseDelayMs})`,
@@ -124,7 +143,9 @@ export function resolveRetryOptions(options: RetryOptions): ResolvedRetryOptions
     maxAttempts,
     baseDelayMs,
     maxDelayMs,
-    deadlineMs: readNumber(OWNER, 'deadlineMs', options.deadlineMs, 30_000, { infinite: true }),
+    deadlineMs: readNumber(OWNER, 'deadlineMs', options.deadlineMs, DEFAULT_RETRY_OPTIONS.deadlineMs, {
+      infinite: true,
+    }),
     maxRetryAfterMs: readNumber(OWNER, 'maxRetryAfterMs', options.maxRetryAfterMs, maxDelayMs, { max: MAX_TIMER_MS }),
     budget: readBudget(options.budget),
     signal: readSignal(options.signal),
