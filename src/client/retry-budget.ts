@@ -1,6 +1,8 @@
 import { assertKnownOptions, readFunction, readNumber } from '../core/options.js';
 
-/** The defaults of {@link RetryBudget}'s options: retries up to 10% of first attempts, plus 10 per second, over 10 s. */
+/**
+ * The defaults of {@link RetryBudget}'s options: retries up to 10% of first attempts, plus 10 per second, over 10 s.
+ */
 export const DEFAULT_RETRY_BUDGET_OPTIONS = Object.freeze({ ratio: 0.1, minPerSecond: 10, windowMs: 10_000 });
 
 /**

@@ -133,7 +133,10 @@ export class WriteConflictError extends IdempotencyError {
  */
 export class StagedWriteError extends IdempotencyError {
   constructor(
-    /** The refused write: `staged write #<i> (table <name>)`, `uniqueness claim '<name>'`, `outbox event #<i>`, or the staged tables when DynamoDB does not say which. */
+    /**
+     * The refused write: `staged write #<i> (table <name>)`, `uniqueness claim '<name>'`, `outbox event #<i>`, or the
+     * staged tables when DynamoDB does not say which.
+     */
     readonly item: string,
     /** DynamoDB's reason (`ResourceNotFoundException`, `ValidationError`, ...). */
     readonly reason: string,

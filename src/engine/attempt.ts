@@ -25,7 +25,10 @@ export type LambdaContextLike = { readonly awsRequestId?: string; getRemainingTi
 
 /** One attempt as an entry point describes it, before anything is checked. */
 export interface AttemptRequest {
-  /** `request` (HTTP, functions: `req#` records) or `message` (queues: `msg#` records, a replay counts as a suppressed duplicate). */
+  /**
+   * `request` (HTTP, functions: `req#` records) or `message` (queues: `msg#` records, a replay counts as a suppressed
+   * duplicate).
+   */
   readonly kind: 'request' | 'message';
   /** Tenant part of the scope (requests only). */
   readonly tenant?: string;
@@ -41,7 +44,9 @@ export interface AttemptRequest {
   readonly scopeError?: unknown;
   /** Hex fingerprint of the request; read only once the key passed its checks. */
   readonly fingerprint: () => string;
-  /** What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input. */
+  /**
+   * What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input.
+   */
   readonly legacyEvent?: unknown;
 }
 
@@ -61,7 +66,10 @@ export interface HandlerOutcome {
 
 /** The answer of an attempt run through {@link IdempotencyEngine.run}. */
 export interface RunResult {
-  /** `ran`: this attempt's handler ran; `replayed`: an earlier outcome answers; `superseded`: another attempt's outcome answers. */
+  /**
+   * `ran`: this attempt's handler ran; `replayed`: an earlier outcome answers; `superseded`: another attempt's outcome
+   * answers.
+   */
   readonly kind: 'ran' | 'replayed' | 'superseded';
   readonly response: unknown;
 }
@@ -221,7 +229,8 @@ export class Attempt {
         await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
       } catch (error) {
         if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError)) throw error;
-        // The effect happened: the key completes with a marker (and the queued writes), so it neither stays stuck nor runs again.
+        // The effect happened: the key completes with a marker (and the queued writes), so it neither stays stuck nor
+        // runs again.
         if (error instanceof ResponseNotSerializableError) unserializable = error;
         stored = this.notStored(error);
         await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
@@ -351,7 +360,8 @@ export class Attempt {
       throw error;
     }
     if (!(error instanceof JournalUnavailableError)) {
-      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record is let go.
+      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record is let
+      // go.
       this.trace.failure = error as Error;
       await this.abandon();
       throw error;

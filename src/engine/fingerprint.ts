@@ -68,7 +68,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const ESCAPED_LONE_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f]/;
 /** Nesting past which a value is written by the careful path, which finds cycles. */
 const FAST_PATH_MAX_DEPTH = 512;
-/** Stands for an embedded {@link CanonicalText} while the text around it is written: no canonical text holds a raw NUL. */
+/**
+ * Stands for an embedded {@link CanonicalText} while the text around it is written: no canonical text holds a raw NUL.
+ */
 const FRAGMENT_MARK = '\u0000';
 const typeTag = (value: object) => Object.prototype.toString.call(value).slice(8, -1);
 

@@ -111,9 +111,14 @@ export interface EngineSettings {
   /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
   readonly storedFormOf?: (response: unknown) => unknown;
   readonly localCache?: LocalCache;
-  /** `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see `GuardOptions.effects`). */
+  /**
+   * `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see
+   * `GuardOptions.effects`).
+   */
   readonly effects: 'any' | 'staged-only';
-  /** During a migration, reads what the previous idempotency library holds for a request whose key was just reserved. */
+  /**
+   * During a migration, reads what the previous idempotency library holds for a request whose key was just reserved.
+   */
   readonly legacyLookup?: LegacyLookup;
   readonly tracer?: TracerLike;
   readonly clock: () => number;

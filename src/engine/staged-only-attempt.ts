@@ -24,7 +24,9 @@ import { MetricName, type AttemptStatus, type AttemptTrace } from '../telemetry/
 import type { EngineSettings } from './guard-options.js';
 import { AttemptScope, type AttemptScopeInit } from './scope.js';
 
-/** How often a commit cancelled by a concurrent transaction is read and decided again before the attempt answers 503. */
+/**
+ * How often a commit cancelled by a concurrent transaction is read and decided again before the attempt answers 503.
+ */
 const MAX_COMMIT_RACES = 3;
 /** Upper bound of the first jittered pause after a cancelled commit, in milliseconds; it doubles per race. */
 const RACE_PAUSE_MS = 10;

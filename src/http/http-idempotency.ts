@@ -40,7 +40,8 @@ export interface HttpIdempotencyOptions extends GuardOptions {
   /**
    * Tenant part of the scope, from the authorizer, never from a client header. A number is its
    * decimal string; an empty string or any other value is refused (400 `invalid-request`).
-   * @default v2 JWT claims.sub; v2 Lambda authorizer lambda.tenantId ?? principalId; IAM userArn; v1 authorizer.principalId ?? claims.sub; '-' if none
+   * @default v2 JWT claims.sub; v2 Lambda authorizer lambda.tenantId ?? principalId; IAM userArn; v1
+   *   authorizer.principalId ?? claims.sub; '-' if none
    */
   readonly tenant?: (event: any) => string;
   /**
@@ -139,7 +140,8 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     ...(options.replayHeaders ?? []).map((h) => h.toLowerCase()),
   ]);
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
-  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers only.
+  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers
+  // only.
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
   const engine = new IdempotencyEngine(
     { ...settings, storedFormOf, legacyLookup },
@@ -236,12 +238,14 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       request.response = result.kind === 'superseded' ? replayResponse(result.response as HttpResponse) : response;
     } catch (error) {
       if (response === undefined && error instanceof ResponseNotSerializableError) {
-        // The handler ran: its record completes without the result (the journal refuses it the same way), never to run again.
+        // The handler ran: its record completes without the result (the journal refuses it the same way), never to run
+        // again.
         await attempt.complete({ store: true, response: request.response }).catch(() => undefined);
       }
       const problem = answers.answerFor(error, flavor);
       if (!problem) {
-        // Not the guard's to answer (a staged write refused on its own table): it travels on like the handler's own error.
+        // Not the guard's to answer (a staged write refused on its own table): it travels on like the handler's own
+        // error.
         attempt.finish({ responseCode: 500 });
         throw error;
       }

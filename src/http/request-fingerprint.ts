@@ -83,7 +83,10 @@ function colonsIn(text: string): number {
   return count;
 }
 
-/** Whether a string has no lone surrogate: natively where the runtime has `isWellFormed` (ten times the regular expression's speed on non-Latin-1 text). */
+/**
+ * Whether a string has no lone surrogate: natively where the runtime has `isWellFormed` (ten times the regular
+ * expression's speed on non-Latin-1 text).
+ */
 function isWellFormed(text: string): boolean {
   const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
   return native ? native.call(text) : !LONE_SURROGATE.test(text);

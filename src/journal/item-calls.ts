@@ -198,7 +198,10 @@ interface TaggableCommand {
   };
 }
 
-/** Marks a command with the journal operation it is sent for: a middleware on the command itself sets it in the handler context. */
+/**
+ * Marks a command with the journal operation it is sent for: a middleware on the command itself sets it in the handler
+ * context.
+ */
 function tagged<C extends TaggableCommand>(operation: JournalOperation, command: C): C {
   command.middlewareStack.add(
     (next, context) => {

@@ -5,7 +5,9 @@ import { RecordAttribute as A, RecordKind, RecordPrefix, RecordStatus, type Jour
 
 export type { JournalItem } from './schema.js';
 
-/** What a fresh record item is made of: the rest (attempt 1, no evidence, no effect) is the same for every new record. */
+/**
+ * What a fresh record item is made of: the rest (attempt 1, no evidence, no effect) is the same for every new record.
+ */
 export interface NewRecord {
   readonly pk: string;
   readonly status: RecordStatus;

@@ -74,7 +74,8 @@ export function stagedCommitItems(commit: StagedCommit, nowEpochMs: number): Sta
   const { writes } = commit;
   const count = 1 + chunks.length + writes.staged.length + writes.uniqueClaims.length + writes.outbox.length;
   if (count > TRANSACTION_MAX_ITEMS) throw new ResponseTooLargeError(Buffer.byteLength(responseJson(commit.response)));
-  // An inline JSON response is a few KB at most: storing a marker instead could not make the writes fit, so no need to weigh them.
+  // An inline JSON response is a few KB at most: storing a marker instead could not make the writes fit, so no need to
+  // weigh them.
   if (encoded.encoding === 'json') return { record, chunks };
   const bytes =
     [record, ...chunks].reduce((sum, item) => sum + itemBytes(item), 0) + writesBytes(commit.pk, writes, nowEpochMs);

@@ -34,7 +34,8 @@ export type StoredValue = { value: unknown };
  * Serializes a response as `{"value": ...}`, compresses it above {@link COMPRESS_ABOVE_BYTES}
  * and splits it when it cannot fit in one item.
  *
- * @throws ResponseTooLargeError above {@link MAX_RESPONSE_JSON_BYTES}; ResponseNotSerializableError for a value JSON cannot carry
+ * @throws ResponseTooLargeError above {@link MAX_RESPONSE_JSON_BYTES}; ResponseNotSerializableError for a value JSON
+ *   cannot carry
  */
 export function encodeResponse(value: unknown): EncodedResponse {
   const text = responseJson(value);

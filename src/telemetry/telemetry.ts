@@ -176,7 +176,10 @@ export interface AttemptTrace {
   journalCalls: number;
   readonly metrics: MetricName[];
   downstreamReference?: string;
-  /** During a migration: what the previous library's record decided (`replay`, `in-progress`, `mismatch`) or why it did not. */
+  /**
+   * During a migration: what the previous library's record decided (`replay`, `in-progress`, `mismatch`) or why it did
+   * not.
+   */
   legacy?: string;
   /** Set when the completion write failed after the handler ran and its response was returned unstored. */
   journalError?: Error;
