@@ -46,7 +46,7 @@ export function noFaultsFired(): FiredFaults {
  */
 export function addDynamoDBFaults(client: DynamoDBClient, current: () => CallFaults | undefined): void {
   client.middlewareStack.add(
-    (next, context) => async (args) => {
+    (next) => async (args) => {
       const faults = current();
       if (!faults) return next(args);
       if (faults.throttleShare > 0 && faults.random() < faults.throttleShare) {
@@ -60,7 +60,7 @@ export function addDynamoDBFaults(client: DynamoDBClient, current: () => CallFau
         faults.fired.delayed += 1;
         await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
       }
-      const write = writeOf(journalOperationOf(context), args.input as WriteInput);
+      const write = writeOf(journalOperationOf(args), args.input as WriteInput);
       const output = await next(args);
       if (write !== undefined && faults.dropAfter === write) {
         faults.dropAfter = undefined;

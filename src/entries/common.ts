@@ -53,7 +53,6 @@ export {
   keyScopeOf,
   type KeyScope,
   journalOperationOf,
-  JOURNAL_OPERATION_CONTEXT_KEY,
   type JournalOperation,
 } from '../journal/index.js';
 export {

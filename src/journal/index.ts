@@ -16,6 +16,6 @@ export type {
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
 export { isClaimable, isClaimableByCommit, isExpired, newLeaseToken } from './record-lifetime.js';
-export { journalOperationOf, JOURNAL_OPERATION_CONTEXT_KEY, type JournalOperation } from './item-calls.js';
+export { journalOperationOf, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
 export { storedJsonForm } from './stored-response.js';

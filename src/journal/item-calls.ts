@@ -37,10 +37,9 @@ type Returning = {
 type AwsError = { name?: string; Item?: Record<string, unknown> };
 
 /**
- * The journal operation a DynamoDB request is sent for. Every request the journal sends
- * carries it in the SDK's handler context (see {@link journalOperationOf}), so client
- * middleware (tracing, logging, fault injection in tests) can tell journal calls apart without
- * reading their expressions.
+ * The journal operation a DynamoDB request is sent for. Every request the journal sends is
+ * tagged with it (see {@link journalOperationOf}), so client middleware (tracing, logging,
+ * fault injection in tests) can tell journal calls apart without reading their expressions.
  */
 export type JournalOperation =
   | 'reserve'
@@ -58,21 +57,27 @@ export type JournalOperation =
   | 'resolve'
   | 'commitStaged';
 
-/** The handler-context property that carries the {@link JournalOperation} of a request. */
-export const JOURNAL_OPERATION_CONTEXT_KEY = 'idemkitJournalOperation';
+/**
+ * The operation of each request the journal sends, by the request's input object: middleware
+ * receives that very object as `args.input` at every step. Keyed weakly, so a tag lives as
+ * long as its request; held outside the SDK's handler context, which a client built with
+ * `cacheMiddleware: true` shares between requests.
+ */
+const operations = new WeakMap<object, JournalOperation>();
 
 /**
- * The journal operation a request belongs to, read in client middleware from the SDK's
- * handler context; undefined for requests the journal did not send.
+ * The journal operation a request belongs to, read in client middleware from the `args` it
+ * receives; undefined for requests the journal did not send.
  *
  * @example
- * client.middlewareStack.add((next, context) => (args) => {
- *   if (journalOperationOf(context) === 'complete') console.log('completing');
+ * client.middlewareStack.add((next) => (args) => {
+ *   if (journalOperationOf(args) === 'complete') console.log('completing');
  *   return next(args);
  * }, { step: 'finalizeRequest' });
  */
-export function journalOperationOf(context: object): JournalOperation | undefined {
-  return (context as Record<string, JournalOperation | undefined>)[JOURNAL_OPERATION_CONTEXT_KEY];
+export function journalOperationOf(args: { readonly input?: unknown }): JournalOperation | undefined {
+  const input = args?.input;
+  return typeof input === 'object' && input !== null ? operations.get(input) : undefined;
 }
 
 const toMap = toAttributeMap;
@@ -188,28 +193,9 @@ export function toJournalError(error: unknown, operation: string): JournalUnavai
   return new JournalUnavailableError(`Journal ${operation} failed: ${name}: ${message}`, { cause: error });
 }
 
-/** A command's own middleware stack, as far as {@link tagged} uses it. */
-interface TaggableCommand {
-  readonly middlewareStack: {
-    add(
-      middleware: (next: (args: never) => unknown, context: Record<string, unknown>) => (args: never) => unknown,
-      options: { step: 'initialize'; name: string; priority: 'high' },
-    ): void;
-  };
-}
-
-/**
- * Marks a command with the journal operation it is sent for: a middleware on the command itself sets it in the handler
- * context.
- */
-function tagged<C extends TaggableCommand>(operation: JournalOperation, command: C): C {
-  command.middlewareStack.add(
-    (next, context) => {
-      context[JOURNAL_OPERATION_CONTEXT_KEY] = operation;
-      return next;
-    },
-    { step: 'initialize', name: 'idemkitJournalOperation', priority: 'high' },
-  );
+/** Tags a command with the journal operation it is sent for (see {@link journalOperationOf}). */
+function tagged<C extends { readonly input: object }>(operation: JournalOperation, command: C): C {
+  operations.set(command.input, operation);
   return command;
 }
 

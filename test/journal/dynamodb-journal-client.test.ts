@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBJournal, RecordAttribute, RecordStatus } from '../../src/index.js';
 import { journalOperationOf, type JournalOperation } from '../../src/journal/index.js';
@@ -31,83 +31,89 @@ describe('DynamoDBJournal clients', () => {
     expect(Object.fromEntries(counter.byCommand)).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
   });
 
-  it('tags every request with the journal operation that sent it, whatever its expression', async () => {
-    const client = localClient();
-    const tableName = await createJournalTable(client);
-    const seen: Array<[JournalOperation | undefined, string]> = [];
-    const attributes = new Set<string>();
-    client.middlewareStack.add(
-      (next, context) => (args) => {
-        seen.push([journalOperationOf(context), String(context.commandName)]);
-        for (const name of attributesNamed(args.input as ExpressionInput)) attributes.add(name);
-        return next(args);
-      },
-      { step: 'finalizeRequest', name: 'recordOperations' },
-    );
-    let now = Date.now();
-    const journal = new DynamoDBJournal({ tableName, client, clock: () => now });
-    const pk = 'req#-#op#tags';
-    const first = await journal.reserve({ pk, fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
-    if (!first.reserved) throw new Error('expected a reservation');
-    await journal.heartbeat(pk, first.record.leaseToken, 1000);
-    await journal.recordEvidence(pk, first.record.leaseToken, { chargeId: 'ch_1' });
-    await journal.beginEffect(pk, first.record.leaseToken, 'charge');
-    now += 2000;
-    const taken = await journal.takeOver(pk, first.record.leaseToken, 1000);
-    now += 2000;
-    await journal.markAbandonedUnknown(pk, taken.leaseToken);
-    // Incompressible, so the resolution's response is split into chunk items.
-    const large = randomBytes(400 * 1024).toString('base64');
-    await journal.resolve(pk, { outcome: 'completed', response: { large }, ttlSeconds: 60 });
-    await journal.get(pk);
-    const other = await journal.reserve({ pk: 'req#-#op#tags-2', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
-    if (!other.reserved) throw new Error('expected a reservation');
-    await journal.markUnknown(other.record.pk, other.record.leaseToken);
-    await journal.resolve(other.record.pk, { outcome: 'released' });
-    const third = await journal.reserve({ pk: 'req#-#op#tags-3', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
-    if (!third.reserved) throw new Error('expected a reservation');
-    await journal.release(third.record.pk, third.record.leaseToken);
-    await journal.commitStaged({
-      pk: 'req#-#op#tags-4',
-      fingerprint: 'f',
-      commitToken: 'token-4',
-      createdAtEpochMs: now,
-      over: 'absent',
-      response: 'ok',
-      ttlSeconds: 60,
-      writes: { staged: [], uniqueClaims: [], outbox: [] },
-    });
-    const fourth = await journal.reserve({ pk: 'req#-#op#tags-5', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
-    if (!fourth.reserved) throw new Error('expected a reservation');
-    await journal.complete(fourth.record.pk, fourth.record.leaseToken, 'done', 60, {
-      staged: [],
-      uniqueClaims: [{ name: 'tag', value: 'five' }],
-      outbox: [],
-    });
-    expect(seen).toEqual([
-      ['reserve', 'PutItemCommand'],
-      ['heartbeat', 'UpdateItemCommand'],
-      ['recordEvidence', 'UpdateItemCommand'],
-      ['beginEffect', 'UpdateItemCommand'],
-      ['takeOver', 'UpdateItemCommand'],
-      ['markAbandonedUnknown', 'UpdateItemCommand'],
-      ['writeChunks', 'BatchWriteItemCommand'],
-      ['resolve', 'UpdateItemCommand'],
-      ['get', 'GetItemCommand'],
-      ['readChunks', 'BatchGetItemCommand'],
-      ['reserve', 'PutItemCommand'],
-      ['markUnknown', 'UpdateItemCommand'],
-      ['resolve', 'DeleteItemCommand'],
-      ['reserve', 'PutItemCommand'],
-      ['release', 'DeleteItemCommand'],
-      ['commitStaged', 'TransactWriteItemsCommand'],
-      ['reserve', 'PutItemCommand'],
-      ['complete', 'TransactWriteItemsCommand'],
-    ]);
-    // Every attribute an expression names is one of the schema's: the table and the runtime cannot drift.
-    expect(attributes.size).toBeGreaterThan(10);
-    expect([...attributes].filter((name) => !(Object.values(RecordAttribute) as string[]).includes(name))).toEqual([]);
-  });
+  it.each(['a DynamoDBClient', 'a DynamoDBDocumentClient', 'a client caching its middleware'] as const)(
+    'tags every request with the journal operation that sent it, whatever its expression, through %s',
+    async (kind) => {
+      const client = localClient({ cacheMiddleware: kind === 'a client caching its middleware' });
+      const tableName = await createJournalTable(client);
+      const seen: Array<[JournalOperation | undefined, string]> = [];
+      const attributes = new Set<string>();
+      client.middlewareStack.add(
+        (next, context) => (args) => {
+          seen.push([journalOperationOf(args), String(context.commandName)]);
+          for (const name of attributesNamed(args.input as ExpressionInput)) attributes.add(name);
+          return next(args);
+        },
+        { step: 'finalizeRequest', name: 'recordOperations' },
+      );
+      let now = Date.now();
+      const journalClient = kind === 'a DynamoDBDocumentClient' ? DynamoDBDocumentClient.from(client) : client;
+      const journal = new DynamoDBJournal({ tableName, client: journalClient, clock: () => now });
+      const pk = 'req#-#op#tags';
+      const first = await journal.reserve({ pk, fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
+      if (!first.reserved) throw new Error('expected a reservation');
+      await journal.heartbeat(pk, first.record.leaseToken, 1000);
+      await journal.recordEvidence(pk, first.record.leaseToken, { chargeId: 'ch_1' });
+      await journal.beginEffect(pk, first.record.leaseToken, 'charge');
+      now += 2000;
+      const taken = await journal.takeOver(pk, first.record.leaseToken, 1000);
+      now += 2000;
+      await journal.markAbandonedUnknown(pk, taken.leaseToken);
+      // Incompressible, so the resolution's response is split into chunk items.
+      const large = randomBytes(400 * 1024).toString('base64');
+      await journal.resolve(pk, { outcome: 'completed', response: { large }, ttlSeconds: 60 });
+      await journal.get(pk);
+      const other = await journal.reserve({ pk: 'req#-#op#tags-2', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
+      if (!other.reserved) throw new Error('expected a reservation');
+      await journal.markUnknown(other.record.pk, other.record.leaseToken);
+      await journal.resolve(other.record.pk, { outcome: 'released' });
+      const third = await journal.reserve({ pk: 'req#-#op#tags-3', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
+      if (!third.reserved) throw new Error('expected a reservation');
+      await journal.release(third.record.pk, third.record.leaseToken);
+      await journal.commitStaged({
+        pk: 'req#-#op#tags-4',
+        fingerprint: 'f',
+        commitToken: randomUUID(),
+        createdAtEpochMs: now,
+        over: 'absent',
+        response: 'ok',
+        ttlSeconds: 60,
+        writes: { staged: [], uniqueClaims: [], outbox: [] },
+      });
+      const fourth = await journal.reserve({ pk: 'req#-#op#tags-5', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
+      if (!fourth.reserved) throw new Error('expected a reservation');
+      await journal.complete(fourth.record.pk, fourth.record.leaseToken, 'done', 60, {
+        staged: [],
+        uniqueClaims: [{ name: 'tag', value: 'five' }],
+        outbox: [],
+      });
+      expect(seen).toEqual([
+        ['reserve', 'PutItemCommand'],
+        ['heartbeat', 'UpdateItemCommand'],
+        ['recordEvidence', 'UpdateItemCommand'],
+        ['beginEffect', 'UpdateItemCommand'],
+        ['takeOver', 'UpdateItemCommand'],
+        ['markAbandonedUnknown', 'UpdateItemCommand'],
+        ['writeChunks', 'BatchWriteItemCommand'],
+        ['resolve', 'UpdateItemCommand'],
+        ['get', 'GetItemCommand'],
+        ['readChunks', 'BatchGetItemCommand'],
+        ['reserve', 'PutItemCommand'],
+        ['markUnknown', 'UpdateItemCommand'],
+        ['resolve', 'DeleteItemCommand'],
+        ['reserve', 'PutItemCommand'],
+        ['release', 'DeleteItemCommand'],
+        ['commitStaged', 'TransactWriteItemsCommand'],
+        ['reserve', 'PutItemCommand'],
+        ['complete', 'TransactWriteItemsCommand'],
+      ]);
+      // Every attribute an expression names is one of the schema's: the table and the runtime cannot drift.
+      expect(attributes.size).toBeGreaterThan(10);
+      expect([...attributes].filter((name) => !(Object.values(RecordAttribute) as string[]).includes(name))).toEqual(
+        [],
+      );
+    },
+  );
 });
 
 interface Expressions {

@@ -3,12 +3,15 @@ import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { randomUUID } from 'node:crypto';
 
 /** A client for the DynamoDB Local started by the global setup. */
-export function localClient(options: { endpoint?: string; maxAttempts?: number } = {}): DynamoDBClient {
+export function localClient(
+  options: { endpoint?: string; maxAttempts?: number; cacheMiddleware?: boolean } = {},
+): DynamoDBClient {
   return new DynamoDBClient({
     endpoint: options.endpoint ?? process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: options.maxAttempts,
+    cacheMiddleware: options.cacheMiddleware,
   });
 }
 

@@ -66,8 +66,8 @@ export function injectFault(
   let delivered = 0;
   const late: Promise<unknown>[] = [];
   client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const matches = journalOperationOf(context) === call;
+    (next) => async (args) => {
+      const matches = journalOperationOf(args) === call;
       if (!matches || fired >= (options.times ?? Infinity)) {
         try {
           return await next(args);
