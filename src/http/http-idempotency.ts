@@ -139,9 +139,9 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     ...ALWAYS_REPLAYED_HEADERS,
     ...(options.replayHeaders ?? []).map((h) => h.toLowerCase()),
   ]);
+  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed
+  // headers only.
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
-  // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed headers
-  // only.
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
   const engine = new IdempotencyEngine(
     { ...settings, storedFormOf, legacyLookup },
@@ -165,6 +165,21 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     return response;
   }
 
+  /** The operation and tenant of a request, or why they cannot be read (answered once the key passed its checks). */
+  function scopeOf(
+    view: HttpRequestView,
+    event: unknown,
+  ): { operation: string; tenant?: string; scopeError?: unknown } {
+    try {
+      const named = typeof options.operation === 'function' ? options.operation(event) : options.operation;
+      const operation = scopePart(named ?? view.route, "the 'operation' option") ?? view.route;
+      const tenant = tenantOf ? (scopePart(tenantOf(event), "the 'tenant' option") ?? '-') : defaultTenant(view);
+      return { operation, tenant };
+    } catch (scopeError) {
+      return { operation: 'unknown', scopeError };
+    }
+  }
+
   const idempotencyBefore = async (request: Request): Promise<HttpResponse | undefined> => {
     let view: HttpRequestView | undefined;
     let unreadable: unknown;
@@ -173,21 +188,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     } catch (error) {
       unreadable = error;
     }
-    let operation = 'unknown';
-    let tenant: string | undefined;
-    let scopeError: unknown;
-    if (view) {
-      try {
-        const named =
-          typeof options.operation === 'function'
-            ? options.operation(request.event)
-            : (options.operation ?? view.route);
-        operation = scopePart(named, "the 'operation' option") ?? view.route;
-        tenant = tenantOf ? (scopePart(tenantOf(request.event), "the 'tenant' option") ?? '-') : defaultTenant(view);
-      } catch (error) {
-        scopeError = error;
-      }
-    }
+    const { operation, tenant, scopeError } = view ? scopeOf(view, request.event) : { operation: 'unknown' };
     const reading = view ? readKeyHeader(view.headers, headerName, view.multiValueHeaders) : undefined;
     if (
       view &&
