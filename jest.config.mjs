@@ -1,6 +1,7 @@
 /**
  * Two projects, both run by `npm test`:
- * - unit: needs no service and no JDK (the caller-side client and the CDK constructs);
+ * - unit: needs no service and no JDK (test/client, test/cdk, and test/unit: pure engine,
+ *   HTTP, journal and migration logic);
  * - integration: everything else, against DynamoDB Local and the SQS emulator, which its
  *   globalSetup starts on 127.0.0.1 and its globalTeardown stops by PID.
  * `npm run test:unit` runs the first alone, on a machine without Java.

@@ -1,8 +1,9 @@
 import { hash } from 'node:crypto';
 
 /**
- * Hex SHA-256 of a string or bytes: the one hash behind fingerprints, key hashes in logs,
- * derived keys and transaction tokens.
+ * Hex SHA-256 of a string or bytes: the hash behind key hashes in logs, derived keys, queue
+ * message fingerprints and transaction tokens (a request fingerprint hashes its canonical JSON
+ * piece by piece, the same SHA-256).
  *
  * @example sha256Hex('abc').slice(0, 8) // 'ba7816bf'
  */

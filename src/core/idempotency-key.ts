@@ -9,6 +9,7 @@ export const MAX_KEY_LENGTH = 255;
  * @example keyProblem('order 42') // 'may contain only visible ASCII characters (0x21-0x7E)'
  */
 export function keyProblem(key: string): string | undefined {
+  if (typeof key !== 'string') return `must be a string, got ${typeof key}`;
   if (key.length === 0) return 'is empty';
   if (key.length > MAX_KEY_LENGTH) return `is longer than ${MAX_KEY_LENGTH} characters`;
   for (let i = 0; i < key.length; i++) {

@@ -10,6 +10,7 @@ export { scopePart } from './scope-part.js';
 export { sha256Hex } from './hash.js';
 export {
   assertKnownOptions,
+  readBoolean,
   readFunction,
   readNumber,
   readOneOf,

@@ -144,6 +144,25 @@ export function readString<F extends string | undefined>(
 }
 
 /**
+ * Returns `value`, or `fallback` when it is undefined, after checking it is a boolean.
+ *
+ * @example
+ * readBoolean('httpIdempotency', 'required', options.required, undefined)
+ */
+export function readBoolean<F extends boolean | undefined>(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+): boolean | F {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    throw new InvalidOptionsError(`${owner}: option '${name}' must be true or false, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
  * Returns `value` after checking it is present: for options a factory cannot default.
  *
  * @example

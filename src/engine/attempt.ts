@@ -79,7 +79,8 @@ const MARKER = '__idemkitResponseNotStored';
 /**
  * One guarded attempt from its key check to its log line: it holds the attempt's trace, its
  * view of the journal (calls counted), its scope while it holds a lease, and ends with
- * exactly one of `complete` or `fail`, then `finish`.
+ * exactly one of `complete`, `fail` or `abandon` (the handler's error was answered by someone
+ * else), then `finish`.
  */
 export class Attempt {
   readonly trace: AttemptTrace = newTrace();
@@ -273,18 +274,24 @@ export class Attempt {
     this.release();
     if (scope instanceof StagedOnlyScope) return this.mark('released', MetricName.released);
     try {
-      if (scope.effectStarted) {
-        await this.journal.markUnknown(scope.pk, scope.leaseToken);
-        this.mark('unknown', MetricName.unknownAfterEffect);
-      } else {
-        await this.journal.release(scope.pk, scope.leaseToken);
-        this.mark('released', MetricName.released);
-      }
+      if (await this.letGo(scope)) this.mark('unknown', MetricName.unknownAfterEffect);
+      else this.mark('released', MetricName.released);
     } catch (error) {
       if (error instanceof LeaseLostError) return this.mark('lease_lost');
       // The lease resolves it like a crash would: the error that made us abandon matters more.
       this.mark('journal_unavailable', MetricName.journalError);
     }
+  }
+
+  /**
+   * Lets the record go without an outcome: `UNKNOWN` once an effect may have happened (only an
+   * operator or a recovery may end it), released otherwise (the next attempt runs the handler).
+   * Returns whether it was marked `UNKNOWN`.
+   */
+  private async letGo(scope: AttemptScope): Promise<boolean> {
+    if (scope.effectStarted) await this.journal.markUnknown(scope.pk, scope.leaseToken);
+    else await this.journal.release(scope.pk, scope.leaseToken);
+    return scope.effectStarted;
   }
 
   /** Writes the attempt's log line and metrics, once, with the answer the entry point gave. */
@@ -351,8 +358,7 @@ export class Attempt {
     if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
       this.trace.metrics.push(MetricName.commitConflict);
       try {
-        if (scope.effectStarted) await this.journal.markUnknown(scope.pk, scope.leaseToken);
-        else await this.journal.release(scope.pk, scope.leaseToken);
+        await this.letGo(scope);
       } catch {
         this.trace.metrics.push(MetricName.journalError);
       }

@@ -13,7 +13,8 @@ import type {
 /**
  * The journal as one attempt sees it: every call is counted for the attempt's log line
  * (`journal_calls`), in one place, whoever makes it (the engine, the scope's `beginEffect`,
- * a heartbeat). One is made per attempt; it holds no state of its own beyond the count.
+ * a heartbeat); a read of the previous library's table during a migration adds itself to the
+ * same count. One is made per attempt; it holds no state of its own beyond the count.
  */
 export class CountedJournal implements Journal {
   /** Calls made through this view so far. */

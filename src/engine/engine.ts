@@ -179,7 +179,7 @@ export class IdempotencyEngine {
     if (decision.kind === 'none') return false;
     attempt.trace.metrics.push(MetricName.legacyHit);
     if (decision.kind === 'replay') {
-      const response = storedFormOf ? storedFormOf(decision.response) : decision.response;
+      const response = storedFormOf(decision.response);
       const settled = await attempt.complete({ store: true, response });
       attempt.replay(settled.response);
       return true;
@@ -259,7 +259,7 @@ export class IdempotencyEngine {
       }
       if (decision.outcome === 'rerun') return;
       if (decision.outcome === 'completed') {
-        const response = this.settings.storedFormOf ? this.settings.storedFormOf(decision.response) : decision.response;
+        const response = this.settings.storedFormOf(decision.response);
         const settled = await attempt.complete({ store: true, response });
         return attempt.answerWith(settled.response);
       }

@@ -179,12 +179,21 @@ interface Writing {
   readonly fragments: string[];
 }
 
+/**
+ * Whether a string has no lone surrogate: natively where the runtime has `isWellFormed` (ten
+ * times the regular expression's speed on non-Latin-1 text).
+ */
+export function isWellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
 function write(value: unknown, writing: Writing, depth: number): string | undefined {
   switch (typeof value) {
     case 'undefined':
       return undefined;
     case 'string':
-      if (LONE_SURROGATE.test(value)) throw new NotCanonicalError('Lone surrogate is not allowed');
+      if (!isWellFormed(value)) throw new NotCanonicalError('Lone surrogate is not allowed');
       return JSON.stringify(value);
     case 'number':
       if (!Number.isFinite(value)) throw new NotCanonicalError(`${value} is not allowed`);

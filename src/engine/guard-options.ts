@@ -108,8 +108,12 @@ export interface EngineSettings {
   readonly waitMs: number;
   readonly retryAfterSeconds: number;
   readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
-  /** What an entry point stores of a response a `recover` hook hands back (HTTP keeps only allow-listed headers). */
-  readonly storedFormOf?: (response: unknown) => unknown;
+  /**
+   * What an entry point stores of a response a `recover` hook or the previous library hands
+   * back (HTTP keeps only allow-listed headers; the function wrapper its JSON round trip).
+   * @default the response as it is
+   */
+  readonly storedFormOf: (response: unknown) => unknown;
   readonly localCache?: LocalCache;
   /**
    * `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see
@@ -207,6 +211,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
       : undefined,
     tracer,
     clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),
+    storedFormOf: (response) => response,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
 }

@@ -7,7 +7,14 @@ export {
   type LambdaContextLike,
   type RunResult,
 } from './attempt.js';
-export { CanonicalText, canonicalJson, fingerprintOf, NestedTooDeepError, NotCanonicalError } from './fingerprint.js';
+export {
+  CanonicalText,
+  canonicalJson,
+  fingerprintOf,
+  isWellFormed,
+  NestedTooDeepError,
+  NotCanonicalError,
+} from './fingerprint.js';
 export { LocalCache } from './local-cache.js';
 export {
   DEFAULT_GUARD_OPTIONS,

@@ -1,5 +1,5 @@
 import { LRUCache } from '@aws-lambda-powertools/commons/utils/lru-cache';
-import type { JournalRecord } from '../journal/index.js';
+import { isExpired, type JournalRecord } from '../journal/index.js';
 
 interface CachedOutcome {
   readonly fingerprint: string;
@@ -23,7 +23,7 @@ export class LocalCache {
   get(pk: string, nowEpochMs: number): { fingerprint: string; response: { value: unknown } } | undefined {
     const hit = this.lru.get(pk);
     if (!hit) return undefined;
-    if (hit.expiresAtEpochSeconds !== undefined && hit.expiresAtEpochSeconds * 1000 <= nowEpochMs) {
+    if (isExpired(hit.expiresAtEpochSeconds, nowEpochMs)) {
       this.lru.remove(pk);
       return undefined;
     }

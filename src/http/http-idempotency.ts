@@ -3,6 +3,7 @@ import {
   InvalidOptionsError,
   JournalUnavailableError,
   readFunction,
+  readBoolean,
   readString,
   ResponseNotSerializableError,
   scopePart,
@@ -128,6 +129,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   ) {
     throw new InvalidOptionsError(`${FACTORY}: option 'replayHeaders' must be an array of header names`);
   }
+  const required = readBoolean(FACTORY, 'required', options.required, undefined);
   const headerName = readString(FACTORY, 'headerName', options.headerName, DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.headerName);
   const typePrefix = readString(
     FACTORY,
@@ -147,7 +149,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     { ...settings, storedFormOf, legacyLookup },
     new Telemetry(MetricDimension.operation, options),
   );
-  const answers = new ProblemAnswers(options.statusCodes, typePrefix, settings.retryAfterSeconds);
+  const answers = new ProblemAnswers(FACTORY, options.statusCodes, typePrefix, settings.retryAfterSeconds);
 
   /** The guard's answer for an error it owns; any other error is thrown on. */
   function answer(error: unknown, flavor: EventFlavor): HttpResponse {
@@ -190,11 +192,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     }
     const { operation, tenant, scopeError } = view ? scopeOf(view, request.event) : { operation: 'unknown' };
     const reading = view ? readKeyHeader(view.headers, headerName, view.multiValueHeaders) : undefined;
-    if (
-      view &&
-      reading?.kind === 'missing' &&
-      !(options.required ?? (view.method === 'POST' || view.method === 'PATCH'))
-    )
+    if (view && reading?.kind === 'missing' && !(required ?? (view.method === 'POST' || view.method === 'PATCH')))
       return undefined;
     const attempt = await engine.begin(
       {

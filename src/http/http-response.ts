@@ -1,4 +1,6 @@
 import {
+  assertKnownOptions,
+  readNumber,
   ResponseNotSerializableError,
   ERROR_CODES,
   IdempotencyError,
@@ -131,14 +133,23 @@ const ANSWERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export class ProblemAnswers {
   private readonly statusByCode: ReadonlyMap<ErrorCode, number>;
 
+  /** @throws InvalidOptionsError for a `statusCodes` name that is not configurable, or a value that is no HTTP status */
   constructor(
+    owner: string,
     statusCodes: StatusCodes | undefined,
     private readonly typePrefix: string,
     private readonly retryAfterSeconds: number,
   ) {
-    const overrides = Object.entries(statusCodes ?? {}).map(
-      ([name, status]) => [CONFIGURABLE[name as keyof StatusCodes], status] as const,
-    );
+    const configurable = Object.keys(CONFIGURABLE) as Array<keyof StatusCodes>;
+    if (statusCodes !== undefined) assertKnownOptions(`${owner}: option 'statusCodes'`, statusCodes, configurable);
+    const overrides = configurable.flatMap((name) => {
+      const status = readNumber(owner, `statusCodes.${name}`, statusCodes?.[name], undefined, {
+        min: 100,
+        max: 599,
+        integer: true,
+      });
+      return status === undefined ? [] : [[CONFIGURABLE[name], status] as const];
+    });
     this.statusByCode = new Map(overrides);
   }
 

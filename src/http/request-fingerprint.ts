@@ -1,9 +1,8 @@
 import { RequestInvalidError, sha256Hex } from '../core/index.js';
-import { CanonicalText, canonicalJson, NestedTooDeepError, NotCanonicalError } from '../engine/index.js';
+import { CanonicalText, canonicalJson, isWellFormed, NestedTooDeepError, NotCanonicalError } from '../engine/index.js';
 import type { HttpRequestView } from './http-event.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /**
  * Where a number token may have more significant digits than a double keeps, or an exponent:
  * a value position (after `:`, `,` or `[`) opening 16 digits and dots, or digits then `e`.
@@ -81,15 +80,6 @@ function colonsIn(text: string): number {
   let count = 0;
   for (let at = text.indexOf(':'); at !== -1; at = text.indexOf(':', at + 1)) count++;
   return count;
-}
-
-/**
- * Whether a string has no lone surrogate: natively where the runtime has `isWellFormed` (ten times the regular
- * expression's speed on non-Latin-1 text).
- */
-function isWellFormed(text: string): boolean {
-  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
-  return native ? native.call(text) : !LONE_SURROGATE.test(text);
 }
 
 /** Deepest nesting of arrays and objects accepted in a request body. */

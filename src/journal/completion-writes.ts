@@ -1,3 +1,4 @@
+import { sha256Hex } from '../core/index.js';
 import { JournalCondition } from './conditions.js';
 import type { OutboxEvent, TransactItem, UniqueClaim } from './journal.js';
 import { expiryFromNow } from './record-lifetime.js';
@@ -109,4 +110,14 @@ export function completionUpdate(
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
+}
+
+/**
+ * The `ClientRequestToken` of a completing transaction: derived from the record and the token
+ * completing it, so an SDK resend of a transaction that landed is a no-op instead of a
+ * conflict (DynamoDB remembers a token for 10 minutes; the token must change with the
+ * attempt, which a fresh lease or commit token does).
+ */
+export function transactionToken(pk: string, leaseToken: string): string {
+  return sha256Hex(`${pk}\n${leaseToken}`).slice(0, 36);
 }

@@ -11,7 +11,7 @@ import { RecordStatus } from './schema.js';
  * `:old` are lease tokens.
  *
  * @example
- * await calls.delete({ pk }, { ConditionExpression: JournalCondition.leaseHeldNotCompleted, ... });
+ * await calls.delete('release', { pk }, { ConditionExpression: JournalCondition.leaseHeldNotCompleted, ... });
  */
 export const JournalCondition = Object.freeze({
   /**

@@ -7,9 +7,8 @@ import {
   InvalidOptionsError,
   LeaseLostError,
   NotResolvableError,
-  sha256Hex,
 } from '../core/index.js';
-import { completionUpdate, outboxItem, putIfAbsent, uniqueItem } from './completion-writes.js';
+import { completionUpdate, outboxItem, putIfAbsent, transactionToken, uniqueItem } from './completion-writes.js';
 import { claimParameters, JournalCondition } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './staged-commit.js';
@@ -219,7 +218,7 @@ export class DynamoDBJournal implements Journal {
     ];
     try {
       // The token makes an SDK resend of a transaction that landed a no-op instead of a conflict.
-      await this.calls.transactWrite('complete', items, sha256Hex(`${pk}\n${leaseToken}`).slice(0, 36));
+      await this.calls.transactWrite('complete', items, transactionToken(pk, leaseToken));
     } catch (error) {
       const cause = classifyCancellation(error, { tableName: this.tableName, items, writes });
       if (!isOwnCompletion(cause, leaseToken)) throw cause;

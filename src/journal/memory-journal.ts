@@ -36,8 +36,9 @@ export interface MemoryJournalOptions {
    */
   readonly clock?: () => number;
   /**
-   * Key attribute names of the tables that staged writes target.
-   * @default { '*': ['pk', 'sk'] } (whichever of them an item has)
+   * Key attribute names of the tables that staged writes target, by table name; a table not
+   * named here is keyed by `pk` and `sk` (whichever of them an item has).
+   * @default {}
    */
   readonly tableKeys?: Record<string, readonly string[]>;
 }

@@ -5,9 +5,11 @@ import { RecordStatus } from './schema.js';
 /**
  * How long a record lives and who may claim it: lease tokens, expiry and the two claim rules.
  *
- * Both journals decide with these functions, and the DynamoDB journal's condition expressions
- * (`JournalCondition.claimable`, `.stagedCommitClaimable`) say the same in DynamoDB's words;
- * the protocol model checks them (docs/protocol.md).
+ * Both journals decide who may claim a key with these functions, and the DynamoDB journal's
+ * condition expressions (`JournalCondition.claimable`, `.stagedCommitClaimable`) say the same
+ * in DynamoDB's words; the protocol model checks them (docs/protocol.md). The other fences
+ * (takeover, abandonment, resolution) are each one condition in `conditions.ts`, which
+ * `MemoryJournal` mirrors where it applies them.
  */
 
 /** A fresh, unguessable lease token. */

@@ -1,6 +1,6 @@
 import { claimParameters, JournalCondition } from './conditions.js';
 import { ResponseTooLargeError } from '../core/index.js';
-import { outboxItem, uniqueItem, putIfAbsent } from './completion-writes.js';
+import { outboxItem, putIfAbsent, transactionToken, uniqueItem } from './completion-writes.js';
 import type { CompletionWrites, StagedCommit, TransactItem, StagedCommitResult } from './journal.js';
 import { newRecordItem, recordFromItem } from './record-item.js';
 import { expiryFromNow } from './record-lifetime.js';
@@ -12,7 +12,6 @@ import {
   responseJson,
   type ResponseChunks,
 } from './stored-response.js';
-import { hash } from 'node:crypto';
 import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
 import type { ItemCalls } from './item-calls.js';
@@ -161,11 +160,7 @@ export async function commitStagedOnDynamoDB(
   ];
   try {
     // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
-    await calls.transactWrite(
-      'commitStaged',
-      items,
-      hash('sha256', `${commit.pk}\n${commit.commitToken}`).slice(0, 36),
-    );
+    await calls.transactWrite('commitStaged', items, transactionToken(commit.pk, commit.commitToken));
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);

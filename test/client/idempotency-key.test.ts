@@ -19,6 +19,10 @@ describe('assertValidIdempotencyKey', () => {
     expect(() => assertValidIdempotencyKey(key)).toThrow(KeyInvalidError);
   });
 
+  it.each([42, null, ['k'], { length: 1 }])('refuses %p, which is not a string', (key) => {
+    expect(() => assertValidIdempotencyKey(key as never)).toThrow(/must be a string/);
+  });
+
   it.each(['a', 'a'.repeat(255), '"quoted"', 'order-42:~!'])('accepts %p', (key) => {
     expect(() => assertValidIdempotencyKey(key)).not.toThrow();
   });

@@ -118,8 +118,23 @@ describe('httpIdempotency options', () => {
     [{ waitMs: Number.NaN }],
     [{ localCache: { maxItems: 0 } }],
     [{ replayHeaders: 'location' }],
+    [{ required: 'yes' }],
+    [{ statusCodes: { mismatched: 409 } }],
+    [{ statusCodes: { mismatch: 99 } }],
+    [{ statusCodes: { inProgress: '409' } }],
   ])('rejects %j when the middleware is created', (bad) => {
     expect(() => httpIdempotency({ journal: new MemoryJournal(), ...(bad as object) })).toThrow(InvalidOptionsError);
+  });
+
+  it('answers with the status codes it was given', async () => {
+    const guarded = guard(countingHandler().handler, new MemoryJournal(), {
+      statusCodes: { mismatch: 409, missingKey: 428 },
+    });
+    await guarded(httpEvent({ key: 'status-1', body: { a: 1 } }));
+    const mismatch = await guarded(httpEvent({ key: 'status-1', body: { a: 2 } }));
+    expect([mismatch.statusCode, problemType(mismatch)]).toEqual([409, 'urn:idemkit:problem:idempotency-key-reused']);
+    const missing = await guarded(httpEvent({ body: { a: 1 } }));
+    expect([missing.statusCode, problemType(missing)]).toEqual([428, 'urn:idemkit:problem:idempotency-key-missing']);
   });
 
   it('rejects a missing journal', () => {
