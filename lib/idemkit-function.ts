@@ -12,7 +12,7 @@ import {
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DEFAULT_METRICS_NAMESPACE } from '../src/telemetry/metric-names.js';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from '../src/telemetry/metric-names.js';
 import { IdemkitEnvironment } from '../src/core/environment.js';
 import type { IIdempotencyJournal } from './journal-table.js';
 
@@ -144,8 +144,8 @@ export class IdemkitFunction extends Construct {
       systemLogLevelV2: SystemLogLevel.WARN,
       tracing: Tracing.ACTIVE,
       environment: {
-        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'idemkit',
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
+        [IdemkitEnvironment.serviceName]: props.serviceName ?? DEFAULT_SERVICE_NAME,
+        [IdemkitEnvironment.metricsNamespace]: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
         ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...(props.journal ? { [IdemkitEnvironment.tableName]: props.journal.tableName } : {}),
         ...props.environment,

@@ -5,6 +5,7 @@
  */
 export * from './entries/common.js';
 export {
+  DEFAULT_HTTP_IDEMPOTENCY_OPTIONS,
   httpIdempotency,
   REPLAYED_HEADER,
   DEFAULT_PROBLEM_TYPE_PREFIX,

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { stuckTable, timeline, Operator } from './operator.js';
+import { IdemkitEnvironment, InvalidOptionsError } from '../core/index.js';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -26,8 +27,8 @@ export async function runCli(
 
   const operator = () => {
     const opts = program.opts<{ table?: string; endpoint?: string; region?: string }>();
-    const tableName = opts.table ?? process.env.IDEMKIT_TABLE_NAME;
-    if (!tableName) throw new Error('No table: pass --table or set IDEMKIT_TABLE_NAME');
+    const tableName = opts.table ?? process.env[IdemkitEnvironment.tableName];
+    if (!tableName) throw new InvalidOptionsError(`No table: pass --table or set ${IdemkitEnvironment.tableName}`);
     return new Operator({
       tableName,
       endpoint: opts.endpoint ?? process.env.AWS_ENDPOINT_URL_DYNAMODB,
@@ -59,15 +60,16 @@ export async function runCli(
     .option('--ttl-seconds <n>', 'how long a completed outcome is replayed', '86400')
     .action(async (pk: string, options: { completed?: string; released?: boolean; ttlSeconds: string }) => {
       if (Boolean(options.completed) === Boolean(options.released))
-        throw new Error('Pass exactly one of --completed <json> or --released');
+        throw new InvalidOptionsError('Pass exactly one of --completed <json> or --released');
       const ttlSeconds = Number(options.ttlSeconds);
-      if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new Error('--ttl-seconds must be a positive integer');
+      if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1)
+        throw new InvalidOptionsError('--ttl-seconds must be a positive integer');
       let response: unknown;
       if (options.completed !== undefined) {
         try {
           response = JSON.parse(options.completed);
         } catch {
-          throw new Error('--completed must be valid JSON, e.g. \'{"statusCode":201,"body":"..."}\'');
+          throw new InvalidOptionsError('--completed must be valid JSON, e.g. \'{"statusCode":201,"body":"..."}\'');
         }
       }
       await operator().resolve(

@@ -17,6 +17,10 @@ export const IdemkitEnvironment = Object.freeze({
   outboxQueueUrl: 'IDEMKIT_OUTBOX_QUEUE_URL',
   /** Event bus an `outboxDispatcher` created without `queueUrl` or `eventBusName` puts events on. */
   outboxEventBusName: 'IDEMKIT_OUTBOX_EVENT_BUS_NAME',
+  /** Service name of the default logger and metrics (Powertools' own variable). */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  /** CloudWatch namespace of the default metrics (Powertools' own variable). */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
 } as const);
 
 /** Name of one of the {@link IdemkitEnvironment} variables. */

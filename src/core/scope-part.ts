@@ -1,6 +1,12 @@
 import { RequestInvalidError } from './errors.js';
 
 /**
+ * The tenant of a request whose caller names none (no authorizer, no `tenant` option): every
+ * such caller shares one scope per operation.
+ */
+export const NO_TENANT = '-';
+
+/**
  * A tenant or operation as a scope part: a non-empty string as is, a finite number as its
  * decimal string (authorizer context values may be numbers), undefined when absent
  * (`undefined` or `null`).

@@ -8,6 +8,7 @@ import {
   keyProblem,
   LeaseLostError,
   NeedsReviewError,
+  NO_TENANT,
   ResponseNotSerializableError,
   ResponseTooLargeError,
   UniqueConflictError,
@@ -339,7 +340,7 @@ export class Attempt {
   }
 
   private get tenant(): string {
-    return this.request.tenant ?? '-';
+    return this.request.tenant ?? NO_TENANT;
   }
 
   /** `<tenant>#<operation>`, or the consumer of a queue. */

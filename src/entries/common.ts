@@ -26,6 +26,7 @@ export {
   StagedWriteError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
+  NO_TENANT,
   IdemkitEnvironment,
   type ErrorCode,
   type ConflictingRecord,

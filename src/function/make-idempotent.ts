@@ -1,4 +1,4 @@
-import { InvalidOptionsError, readFunction, readString, required, scopePart } from '../core/index.js';
+import { InvalidOptionsError, NO_TENANT, readFunction, readString, required, scopePart } from '../core/index.js';
 import {
   fingerprintOf,
   IdempotencyEngine,
@@ -63,7 +63,7 @@ export function makeIdempotent<TInput, TResult>(
   const operation = required(FACTORY, 'operation', readString(FACTORY, 'operation', options.operation, undefined));
   const keyOf = required(FACTORY, 'key', readFunction(FACTORY, 'key', options.key, undefined));
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
-  const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => '-');
+  const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => NO_TENANT);
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
   // A result a `recover` hook or the previous library hands back is returned in its stored form too.
   const engine = new IdempotencyEngine(
@@ -75,7 +75,7 @@ export function makeIdempotent<TInput, TResult>(
     let tenant: string | undefined;
     let scopeError: unknown;
     try {
-      tenant = scopePart(tenantOf(input), "the 'tenant' option") ?? '-';
+      tenant = scopePart(tenantOf(input), "the 'tenant' option") ?? NO_TENANT;
     } catch (error) {
       scopeError = error;
     }

@@ -1,4 +1,4 @@
-import { RequestInvalidError, scopePart, keyProblem } from '../core/index.js';
+import { keyProblem, NO_TENANT, RequestInvalidError, scopePart } from '../core/index.js';
 
 /**
  * Which API Gateway / ALB payload an event is. Function URLs use the v2 shape; an ALB target
@@ -98,7 +98,7 @@ export function defaultTenant(view: HttpRequestView): string {
     const tenant = scopePart(value, `the authorizer's ${name}`);
     if (tenant !== undefined) return tenant;
   }
-  return '-';
+  return NO_TENANT;
 }
 
 /** Result of reading the idempotency key from request headers. */

@@ -6,6 +6,7 @@ import {
   readBoolean,
   readString,
   ResponseNotSerializableError,
+  NO_TENANT,
   scopePart,
 } from '../core/index.js';
 import {
@@ -139,7 +140,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   );
   const replayHeaders = new Set([
     ...ALWAYS_REPLAYED_HEADERS,
-    ...(options.replayHeaders ?? []).map((h) => h.toLowerCase()),
+    ...(options.replayHeaders ?? DEFAULT_HTTP_IDEMPOTENCY_OPTIONS.replayHeaders).map((h) => h.toLowerCase()),
   ]);
   // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed
   // headers only.
@@ -175,7 +176,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     try {
       const named = typeof options.operation === 'function' ? options.operation(event) : options.operation;
       const operation = scopePart(named ?? view.route, "the 'operation' option") ?? view.route;
-      const tenant = tenantOf ? (scopePart(tenantOf(event), "the 'tenant' option") ?? '-') : defaultTenant(view);
+      const tenant = tenantOf ? (scopePart(tenantOf(event), "the 'tenant' option") ?? NO_TENANT) : defaultTenant(view);
       return { operation, tenant };
     } catch (scopeError) {
       return { operation: 'unknown', scopeError };

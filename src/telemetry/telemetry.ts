@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { sha256Hex } from '../core/index.js';
+import { IdemkitEnvironment, sha256Hex } from '../core/index.js';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME, type MetricName } from './metric-names.js';
 
 /** What the guard needs of a metrics sink: a Powertools `Metrics` instance fits. */
@@ -53,7 +53,7 @@ export interface TelemetryOptions {
  * log lines of a function carry the service its construct gave it.
  */
 function defaultServiceName(): string {
-  return process.env.POWERTOOLS_SERVICE_NAME || DEFAULT_SERVICE_NAME;
+  return process.env[IdemkitEnvironment.serviceName] || DEFAULT_SERVICE_NAME;
 }
 
 /**
@@ -75,7 +75,7 @@ export function defaultLogger(): Logger {
  */
 export function defaultMetrics(namespace?: string): Metrics {
   return new Metrics({
-    namespace: namespace ?? (process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE),
+    namespace: namespace ?? (process.env[IdemkitEnvironment.metricsNamespace] || DEFAULT_METRICS_NAMESPACE),
     serviceName: defaultServiceName(),
   });
 }

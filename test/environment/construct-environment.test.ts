@@ -24,7 +24,7 @@ function toolkitVariablesOf(template: Template): string[] {
   const functions = Object.values(template.findResources('AWS::Lambda::Function'));
   return functions
     .flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {}))
-    .filter((name) => !/^(POWERTOOLS_|NODE_OPTIONS$)/.test(name));
+    .filter((name) => name !== 'NODE_OPTIONS');
 }
 
 /** Runs `body` with `variables` set in `process.env`, restoring the previous values after. */
