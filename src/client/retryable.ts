@@ -5,7 +5,7 @@ import { InProgressError, JournalUnavailableError } from '../core/errors.js';
  * later": request timeout, rate limited, and the three gateway/availability failures.
  * 500 is absent on purpose: it usually means the server ran and failed deterministically.
  */
-export const RETRYABLE_STATUS_CODES: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
+const RETRYABLE_STATUS_CODES: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
 
 /** Problem `type` suffix of a 409 that only says "the first attempt is still running". */
 const IN_PROGRESS_PROBLEM_SUFFIX = 'request-in-progress';
@@ -92,7 +92,7 @@ async function isInProgressProblem(response: ResponseLike): Promise<boolean> {
  * @example
  * isRetryableError(new TypeError('fetch failed')) // true
  */
-export function isRetryableError(error: unknown): boolean {
+function isRetryableError(error: unknown): boolean {
   if (error instanceof InProgressError || error instanceof JournalUnavailableError) return true;
   return isNetworkError(error) || isTimeoutError(error);
 }
@@ -104,7 +104,7 @@ export function isRetryableError(error: unknown): boolean {
  * @example
  * isNetworkError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })) // true
  */
-export function isNetworkError(error: unknown): boolean {
+function isNetworkError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && current !== null && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
@@ -121,7 +121,7 @@ export function isNetworkError(error: unknown): boolean {
  * @example
  * isTimeoutError(new DOMException('timed out', 'TimeoutError')) // true
  */
-export function isTimeoutError(error: unknown): boolean {
+function isTimeoutError(error: unknown): boolean {
   return hasName(error, 'TimeoutError');
 }
 

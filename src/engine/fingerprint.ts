@@ -97,7 +97,7 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
  * @throws NotCanonicalError when the value has no faithful canonical form
  * @example canonicalJsonPieces({ a: new CanonicalText('[1]') }) // ['{"a":', '[1]', '}']
  */
-export function canonicalJsonPieces(value: unknown, options: CanonicalJsonOptions = {}): string[] | undefined {
+function canonicalJsonPieces(value: unknown, options: CanonicalJsonOptions = {}): string[] | undefined {
   const maxDepth = options.maxDepth ?? Infinity;
   const survey: Survey = { keys: new Set(), objects: 0, members: 0, maxDepth };
   // Each object costs one lookup per listed key: past a few per member, member by member is cheaper.

@@ -15,10 +15,8 @@ export {
   NestedTooDeepError,
   NotCanonicalError,
 } from './fingerprint.js';
-export { LocalCache } from './local-cache.js';
 export {
   DEFAULT_GUARD_OPTIONS,
-  GUARD_OPTION_NAMES,
   resolveGuardOptions,
   type EngineSettings,
   type GuardOptions,
@@ -26,4 +24,4 @@ export {
   type LegacyLookup,
   type RecoveryDecision,
 } from './guard-options.js';
-export { AttemptScope, idempotencyOf, MAX_TRANSACTION_ITEMS, type IdempotencyScope } from './scope.js';
+export { AttemptScope, idempotencyOf, type IdempotencyScope } from './scope.js';

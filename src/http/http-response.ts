@@ -174,7 +174,7 @@ export class ProblemAnswers {
 }
 
 /** Builds an RFC 9457 `application/problem+json` response. */
-export function problemResponse(
+function problemResponse(
   flavor: EventFlavor,
   status: number,
   code: ErrorCode,

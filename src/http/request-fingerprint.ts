@@ -83,7 +83,7 @@ function colonsIn(text: string): number {
 }
 
 /** Deepest nesting of arrays and objects accepted in a request body. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 /** Doubles keep every value of up to 15 significant digits exactly. */
 const EXACT_SIGNIFICANT_DIGITS = 15;
 

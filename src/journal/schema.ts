@@ -58,7 +58,7 @@ export { RecordStatus } from '../core/index.js';
  *
  * @example encodeKeyPart('a#b') // 'a%23b'
  */
-export function encodeKeyPart(part: string): string {
+function encodeKeyPart(part: string): string {
   return part.replace(/%/g, '%25').replace(/#/g, '%23');
 }
 

@@ -19,7 +19,7 @@ import type { ItemCalls } from './item-calls.js';
 /** Most items one `TransactWriteItems` may carry (DynamoDB's limit). */
 export const TRANSACTION_MAX_ITEMS = 100;
 /** Most bytes of items one `TransactWriteItems` may carry (DynamoDB's 4 MB limit). */
-export const TRANSACTION_MAX_BYTES = 4 * 1024 * 1024;
+const TRANSACTION_MAX_BYTES = 4 * 1024 * 1024;
 /** Room kept below the 4 MB limit: the size of a staged `Update` is estimated from its key and values. */
 const TRANSACTION_MARGIN_BYTES = 64 * 1024;
 
@@ -28,7 +28,7 @@ const TRANSACTION_MARGIN_BYTES = 64 * 1024;
  * DynamoDB evaluates (a new key is the common case, and a record found comes back to decide
  * on); over `claimable` it is `isClaimableByCommit` in DynamoDB's words.
  */
-export function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
+function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
   if (over === 'absent')
     return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
   const { ExpressionAttributeNames, ExpressionAttributeValues } = claimParameters(nowEpochMs);

@@ -1,9 +1,4 @@
-export {
-  legacyLookupFor,
-  powertoolsPayloadHash,
-  powertoolsRecordId,
-  PowertoolsRecordReader,
-} from './powertools-record.js';
+export { legacyLookupFor, powertoolsPayloadHash, powertoolsRecordId } from './powertools-record.js';
 export {
   resolveMigrateFrom,
   type MigrateFromOptions,

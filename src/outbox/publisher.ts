@@ -50,7 +50,7 @@ export function batchesOf(messages: readonly OutboxMessage[]): OutboxMessage[][]
 }
 
 /** A failure outcome for a thrown send. */
-export function thrownOutcome(error: unknown): PublishOutcome {
+function thrownOutcome(error: unknown): PublishOutcome {
   const name = (error as { name?: string })?.name ?? 'Error';
   return { kind: 'failed', index: 0, reason: `${name}: ${error instanceof Error ? error.message : String(error)}` };
 }
@@ -60,7 +60,7 @@ export function thrownOutcome(error: unknown): PublishOutcome {
  * dependency, loaded only by dispatchers that send there. Used as `import(name).catch(...)`,
  * which also lets bundlers build a handler that never dispatches without the package.
  */
-export function missingPeer(packageName: string): (error: unknown) => never {
+function missingPeer(packageName: string): (error: unknown) => never {
   return function rejectMissingPeer(error: unknown): never {
     throw new IdempotencyError(
       'missing-dependency',

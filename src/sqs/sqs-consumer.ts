@@ -132,7 +132,7 @@ function logFailure(
 }
 
 /** The message group of a FIFO record, undefined on a standard queue. */
-export function messageGroupOf(record: SQSRecord): string | undefined {
+function messageGroupOf(record: SQSRecord): string | undefined {
   return record.attributes?.MessageGroupId || undefined;
 }
 
@@ -140,7 +140,7 @@ export function messageGroupOf(record: SQSRecord): string | undefined {
  * Splits a batch into lanes that must run in order: one lane per message group on a FIFO
  * queue (batch order kept inside it), one lane per record on a standard queue.
  */
-export function lanesOf(records: readonly SQSRecord[]): SQSRecord[][] {
+function lanesOf(records: readonly SQSRecord[]): SQSRecord[][] {
   const lanes: SQSRecord[][] = [];
   const byGroup = new Map<string, SQSRecord[]>();
   for (const record of records) {
@@ -161,7 +161,7 @@ export function lanesOf(records: readonly SQSRecord[]): SQSRecord[][] {
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight, starting them in order. */
-export async function forEachBounded<T>(
+async function forEachBounded<T>(
   items: readonly T[],
   concurrency: number,
   work: (item: T) => Promise<void>,

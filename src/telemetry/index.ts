@@ -2,7 +2,6 @@ export * from './metric-names.js';
 export {
   Telemetry,
   defaultLogger,
-  defaultMetrics,
   type AttemptIdentity,
   type TelemetryOptions,
   type MetricsSink,
