@@ -1,7 +1,9 @@
 import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { putAllInBatches } from './item-calls.js';
+import { RequestInvalidError } from '../core/index.js';
 import { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
+import { expiryFromNow } from './record-lifetime.js';
 
 const TABLE_IN_STREAM_ARN = /:table\/([^/]+)\/stream\//;
 
@@ -28,11 +30,13 @@ export class DispatchedMarker {
       const table = TABLE_IN_STREAM_ARN.exec(record.eventSourceARN ?? '')?.[1];
       const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
       if (!table || !image)
-        throw new Error(`Stream record ${record.dynamodb?.SequenceNumber ?? '?'} names no table or image`);
+        throw new RequestInvalidError(
+          `Stream record ${record.dynamodb?.SequenceNumber ?? '?'} names no table or image`,
+        );
       const item = {
         ...image,
         dispatchedAt: { N: String(now) },
-        expiresAt: { N: String(Math.floor(now / 1000) + this.retentionSeconds) },
+        expiresAt: { N: String(expiryFromNow(now, this.retentionSeconds)) },
       };
       byTable.set(table, [...(byTable.get(table) ?? []), item]);
     }
