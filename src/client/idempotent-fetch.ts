@@ -32,6 +32,9 @@ export interface IdempotentFetchOptions {
 }
 
 const OWNER = 'idempotentFetch';
+
+/** Defaults of {@link IdempotentFetchOptions}: no limit on one attempt (the retry deadline still applies). */
+export const DEFAULT_IDEMPOTENT_FETCH_OPTIONS = Object.freeze({ attemptTimeoutMs: Infinity });
 const OPTION_NAMES: readonly (keyof IdempotentFetchOptions)[] = [
   'retry',
   'idempotencyKey',
@@ -63,10 +66,16 @@ export async function idempotentFetch(
   options: IdempotentFetchOptions = {},
 ): Promise<Response> {
   assertKnownOptions(OWNER, options, OPTION_NAMES);
-  const attemptTimeoutMs = readNumber(OWNER, 'attemptTimeoutMs', options.attemptTimeoutMs, Infinity, {
-    min: 1,
-    infinite: true,
-  });
+  const attemptTimeoutMs = readNumber(
+    OWNER,
+    'attemptTimeoutMs',
+    options.attemptTimeoutMs,
+    DEFAULT_IDEMPOTENT_FETCH_OPTIONS.attemptTimeoutMs,
+    {
+      min: 1,
+      infinite: true,
+    },
+  );
   const fetchImpl = readFunction(OWNER, 'fetch', options.fetch, globalThis.fetch);
   assertReplayableBody(init.body);
   const retryOptions = options.retry ?? {};

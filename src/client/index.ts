@@ -3,7 +3,7 @@
  * shared retry budget, and a fetch that keeps one idempotency key across its retries.
  * Runs in browsers and Node alike: no AWS SDK, no Node built-ins.
  */
-export { idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
+export { DEFAULT_IDEMPOTENT_FETCH_OPTIONS, idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
 export { newIdempotencyKey } from './idempotency-key.js';
 export { retry } from './retry.js';
 export { DEFAULT_RETRY_BUDGET_OPTIONS, RetryBudget, type RetryBudgetOptions } from './retry-budget.js';

@@ -11,6 +11,8 @@ export { sha256Hex } from './hash.js';
 export {
   assertKnownOptions,
   readBoolean,
+  readClient,
+  readTableName,
   readFunction,
   readNumber,
   readOneOf,

@@ -163,6 +163,41 @@ export function readBoolean<F extends boolean | undefined>(
 }
 
 /**
+ * Returns `value` after checking it is an AWS SDK v3 client (it has a `send` method);
+ * undefined when absent, for the factory to create its own.
+ *
+ * @example
+ * readClient('DynamoDBJournal', 'client', options.client, 'a DynamoDBClient or DynamoDBDocumentClient')
+ */
+export function readClient<C>(owner: string, name: string, value: C | undefined, expected: string): C | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof (value as { send?: unknown }).send !== 'function') {
+    throw new InvalidOptionsError(`${owner}: option '${name}' must be ${expected}`);
+  }
+  return value;
+}
+
+/**
+ * Returns `value`, or `fallback` when it is undefined, after checking it can name a DynamoDB
+ * table: a string of at least 3 characters (a table name, or a table ARN).
+ *
+ * @example
+ * readTableName('ProjectionGuard', 'tableName', options.tableName, undefined)
+ */
+export function readTableName<F extends string | undefined>(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+): string | F {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value.length < 3) {
+    throw new InvalidOptionsError(`${owner}: option '${name}' must be a table name of at least 3 characters`);
+  }
+  return value;
+}
+
+/**
  * Returns `value` after checking it is present: for options a factory cannot default.
  *
  * @example

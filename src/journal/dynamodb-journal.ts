@@ -2,7 +2,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   assertKnownOptions,
+  readClient,
   readFunction,
+  readTableName,
   IdemkitEnvironment,
   InvalidOptionsError,
   LeaseLostError,
@@ -31,6 +33,7 @@ import { RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
 
 const OWNER = 'DynamoDBJournal';
+const CLIENT_KINDS = 'a DynamoDBClient or DynamoDBDocumentClient';
 
 /** Options of {@link DynamoDBJournal}. */
 export interface DynamoDBJournalOptions {
@@ -69,19 +72,16 @@ export class DynamoDBJournal implements Journal {
 
   constructor(options: DynamoDBJournalOptions = {}) {
     assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock']);
-    const tableName = options.tableName ?? process.env[IdemkitEnvironment.tableName];
-    if (typeof tableName !== 'string' || tableName.length < 3) {
+    const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
+    if (tableName === undefined) {
       throw new InvalidOptionsError(
-        `DynamoDBJournal needs a tableName of at least 3 characters (option 'tableName' or ${IdemkitEnvironment.tableName})`,
+        `${OWNER} needs a tableName of at least 3 characters (option 'tableName' or ${IdemkitEnvironment.tableName})`,
       );
     }
     this.tableName = tableName;
     this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
-    if (options.client !== undefined && typeof (options.client as { send?: unknown })?.send !== 'function') {
-      throw new InvalidOptionsError(`${OWNER}: option 'client' must be a DynamoDBClient or DynamoDBDocumentClient`);
-    }
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.client = options.client ?? new DynamoDBClient({});
+    this.client = readClient(OWNER, 'client', options.client, CLIENT_KINDS) ?? new DynamoDBClient({});
     this.calls = new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
   }

@@ -18,4 +18,5 @@ export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from '
 export { isClaimable, isClaimableByCommit, isExpired, newLeaseToken } from './record-lifetime.js';
 export { journalOperationOf, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
+export { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
 export { storedJsonForm } from './stored-response.js';

@@ -10,7 +10,14 @@ import {
   UnknownFunctionError,
 } from '@aws-lambda-powertools/jmespath';
 import { PowertoolsFunctions, type Functions } from '@aws-lambda-powertools/jmespath/functions';
-import { assertKnownOptions, InvalidOptionsError, readString, required } from '../core/index.js';
+import {
+  assertKnownOptions,
+  InvalidOptionsError,
+  readClient,
+  readString,
+  readTableName,
+  required,
+} from '../core/index.js';
 
 /**
  * Attribute names of the Powertools idempotency table, as `DynamoDBPersistenceLayer` was
@@ -157,22 +164,14 @@ export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsS
   const tableName = required(
     factory,
     name('tableName'),
-    readString(factory, name('tableName'), options.tableName, undefined),
+    readTableName(factory, name('tableName'), options.tableName, undefined),
   );
-  if (tableName.length < 3)
-    throw new InvalidOptionsError(
-      `${factory}: option '${name('tableName')}' must be a table name of at least 3 characters`,
-    );
   const keyPrefix = typeof options.keyPrefix === 'string' ? options.keyPrefix.trim() : '';
   if (keyPrefix.length === 0)
     throw new InvalidOptionsError(
       `${factory}: option '${name('keyPrefix')}' must be a non-empty string (Powertools' default is the function name)`,
     );
-  if (options.client !== undefined && typeof (options.client as { send?: unknown })?.send !== 'function') {
-    throw new InvalidOptionsError(
-      `${factory}: option '${name('client')}' must be a DynamoDBClient or DynamoDBDocumentClient`,
-    );
-  }
+  readClient(factory, name('client'), options.client, 'a DynamoDBClient or DynamoDBDocumentClient');
   const hashFunction = readString(factory, name('hashFunction'), options.hashFunction, 'md5');
   if (!getHashes().includes(hashFunction))
     throw new InvalidOptionsError(

@@ -8,9 +8,10 @@ import {
   readFunction,
   readNumber,
   readString,
+  readClient,
 } from '../core/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
-import { DispatchedMarker } from '../journal/index.js';
+import { DispatchedMarker, OUTBOX_RETENTION_SECONDS } from '../journal/index.js';
 import { EventBridgePublisher, type OutboxPublisher, isFifoQueueUrl, SqsPublisher } from './publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
 
@@ -93,6 +94,13 @@ export type OutboxDispatcherOptions = QueueDispatchOptions | EventBusDispatchOpt
 /** Default `Source` of events put on a bus. */
 export const DEFAULT_EVENT_SOURCE = 'idemkit.outbox';
 
+/** Defaults of {@link OutboxDispatcherOptions} (a FIFO queue's message group defaults to the event type). */
+export const DEFAULT_OUTBOX_DISPATCHER_OPTIONS = Object.freeze({
+  /** How long a dispatched outbox item stays in the journal table before TTL removes it: 7 days. */
+  retentionSeconds: OUTBOX_RETENTION_SECONDS,
+  source: DEFAULT_EVENT_SOURCE,
+});
+
 const FACTORY = 'outboxDispatcher';
 const COMMON_OPTION_NAMES = ['logger', 'journalClient', 'retentionSeconds'];
 const QUEUE_OPTION_NAMES = ['queueUrl', 'client', 'messageGroupId', ...COMMON_OPTION_NAMES];
@@ -117,13 +125,18 @@ export function resolveDispatcherOptions(given: OutboxDispatcherOptions = {}): D
   if (hasQueue === hasBus)
     throw new InvalidOptionsError(`${FACTORY}: set exactly one of 'queueUrl' and 'eventBusName'`);
   assertKnownOptions(FACTORY, options, hasQueue ? QUEUE_OPTION_NAMES : BUS_OPTION_NAMES);
-  if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
-    throw new InvalidOptionsError(`${FACTORY}: 'client' must be an AWS SDK v3 client`);
-  }
+  readClient(FACTORY, 'client', options.client, 'an AWS SDK v3 client');
+  readClient(FACTORY, 'journalClient', options.journalClient, 'a DynamoDBClient');
   const logger = options.logger ?? defaultLogger();
   const marker = new DispatchedMarker(
     options.journalClient,
-    readNumber(FACTORY, 'retentionSeconds', options.retentionSeconds, undefined, { min: 1 }),
+    readNumber(
+      FACTORY,
+      'retentionSeconds',
+      options.retentionSeconds,
+      DEFAULT_OUTBOX_DISPATCHER_OPTIONS.retentionSeconds,
+      { min: 1, integer: true },
+    ),
   );
   if (hasQueue) {
     const queue = options as QueueDispatchOptions;
@@ -142,7 +155,11 @@ export function resolveDispatcherOptions(given: OutboxDispatcherOptions = {}): D
   const bus = options as EventBusDispatchOptions;
   readString(FACTORY, 'eventBusName', bus.eventBusName, undefined);
   readString(FACTORY, 'source', bus.source, undefined);
-  const publisher = new EventBridgePublisher(bus.client, bus.eventBusName, bus.source ?? DEFAULT_EVENT_SOURCE);
+  const publisher = new EventBridgePublisher(
+    bus.client,
+    bus.eventBusName,
+    bus.source ?? DEFAULT_OUTBOX_DISPATCHER_OPTIONS.source,
+  );
   return { publisher, marker, logger };
 }
 

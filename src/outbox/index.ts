@@ -1,9 +1,10 @@
 export { outboxDispatcher } from './outbox-dispatcher.js';
 export {
   DEFAULT_EVENT_SOURCE,
+  DEFAULT_OUTBOX_DISPATCHER_OPTIONS,
   type EventBusDispatchOptions,
   type OutboxDispatcherOptions,
   type QueueDispatchOptions,
 } from './dispatcher-options.js';
 export { OUTBOX_EVENT_ID_ATTRIBUTE, type OutboxMessage } from './outbox-message.js';
-export { ProjectionGuard, type ProjectionGuardOptions } from './projection-guard.js';
+export { DEFAULT_PROJECTION_GUARD_OPTIONS, ProjectionGuard, type ProjectionGuardOptions } from './projection-guard.js';

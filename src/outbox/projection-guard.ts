@@ -1,6 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { assertKnownOptions, InvalidOptionsError } from '../core/index.js';
+import {
+  assertKnownOptions,
+  InvalidOptionsError,
+  readClient,
+  readString,
+  readTableName,
+  required,
+} from '../core/index.js';
 
 /** Options of {@link ProjectionGuard}. */
 export interface ProjectionGuardOptions {
@@ -21,6 +28,9 @@ export interface ProjectionGuardOptions {
 const OPTION_NAMES = ['tableName', 'client', 'versionAttribute'];
 const FACTORY = 'ProjectionGuard';
 
+/** Defaults of {@link ProjectionGuardOptions}. */
+export const DEFAULT_PROJECTION_GUARD_OPTIONS = Object.freeze({ versionAttribute: 'version' });
+
 /**
  * Applies an event's change to a projection only when the event is newer than what the item
  * already reflects: one conditional `UpdateItem`
@@ -39,24 +49,22 @@ export class ProjectionGuard {
 
   constructor(options: ProjectionGuardOptions) {
     assertKnownOptions(FACTORY, options, OPTION_NAMES);
-    if (typeof options.tableName !== 'string' || options.tableName.length === 0)
-      throw new InvalidOptionsError(`${FACTORY}: 'tableName' must be a non-empty string`);
-    if (
-      options.versionAttribute !== undefined &&
-      (typeof options.versionAttribute !== 'string' || options.versionAttribute.length === 0)
-    ) {
-      throw new InvalidOptionsError(`${FACTORY}: 'versionAttribute' must be a non-empty string`);
-    }
-    if (options.client !== undefined && typeof (options.client as { send?: unknown }).send !== 'function') {
-      throw new InvalidOptionsError(`${FACTORY}: 'client' must be a DynamoDBClient or DynamoDBDocumentClient`);
-    }
-    const client = options.client ?? new DynamoDBClient({});
+    const tableName = required(FACTORY, 'tableName', readTableName(FACTORY, 'tableName', options.tableName, undefined));
+    const versionAttribute = readString(
+      FACTORY,
+      'versionAttribute',
+      options.versionAttribute,
+      DEFAULT_PROJECTION_GUARD_OPTIONS.versionAttribute,
+    );
+    const client =
+      readClient(FACTORY, 'client', options.client, 'a DynamoDBClient or DynamoDBDocumentClient') ??
+      new DynamoDBClient({});
     this.doc =
       client instanceof DynamoDBDocumentClient
         ? client
         : DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    this.tableName = options.tableName;
-    this.versionAttribute = options.versionAttribute ?? 'version';
+    this.tableName = tableName;
+    this.versionAttribute = versionAttribute;
   }
 
   /**

@@ -63,8 +63,9 @@ describe('ProjectionGuard', () => {
 
   it.each([
     [{ tableName: 't', versionAttibute: 'v' }, "unknown option 'versionAttibute'"],
-    [{ tableName: '' }, "'tableName' must be a non-empty string"],
-    [{ tableName: 't', client: {} }, "'client' must be"],
+    [{ tableName: '' }, "'tableName' must be a table name of at least 3 characters"],
+    [{ tableName: 't' }, "'tableName' must be a table name of at least 3 characters"],
+    [{ tableName: 'orders', client: {} }, "'client' must be"],
   ])('rejects invalid options %j', (options, message) => {
     expect(() => new ProjectionGuard(options as never)).toThrow(InvalidOptionsError);
     expect(() => new ProjectionGuard(options as never)).toThrow(message);

@@ -8,7 +8,11 @@ describe('journal options', () => {
     ['a misspelt option', { tableName: 'journal', client, clok: Date.now }, /unknown option 'clok'/],
     ['a clock that is not a function', { tableName: 'journal', client, clock: 5 }, /option 'clock' must be a function/],
     ['a client without send', { tableName: 'journal', client: {} }, /option 'client' must be a DynamoDBClient/],
-    ['a table name too short', { tableName: 'j', client }, /tableName of at least 3 characters/],
+    [
+      'a table name too short',
+      { tableName: 'j', client },
+      /option 'tableName' must be a table name of at least 3 characters/,
+    ],
   ])('DynamoDBJournal refuses %s with InvalidOptionsError', (_name, options, message) => {
     const build = () => new DynamoDBJournal(options as never);
     expect(build).toThrow(InvalidOptionsError);
