@@ -9,6 +9,7 @@ import {
   LeaseLostError,
   NeedsReviewError,
   NO_TENANT,
+  PayloadMismatchError,
   ResponseNotSerializableError,
   ResponseTooLargeError,
   UniqueConflictError,
@@ -293,6 +294,19 @@ export class Attempt {
     if (scope.effectStarted) await this.journal.markUnknown(scope.pk, scope.leaseToken);
     else await this.journal.release(scope.pk, scope.leaseToken);
     return scope.effectStarted;
+  }
+
+  /** Refuses the attempt because its key was used with another payload (422); the caller throws what it returns. */
+  mismatch(record?: JournalRecord): PayloadMismatchError {
+    this.mark('mismatch', MetricName.payloadMismatch);
+    return new PayloadMismatchError(record);
+  }
+
+  /** Refuses the attempt because another attempt holds its key (409); the caller throws what it returns. */
+  inProgress(record?: JournalRecord): InProgressError {
+    this.mark('in_progress', MetricName.inProgressCollision);
+    if (record) this.trace.attempt = record.attempt;
+    return new InProgressError(this.settings.retryAfterSeconds, record);
   }
 
   /** Writes the attempt's log line and metrics, once, with the answer the entry point gave. */

@@ -1,12 +1,5 @@
-import {
-  InProgressError,
-  InvalidOptionsError,
-  JournalUnavailableError,
-  LeaseLostError,
-  NeedsReviewError,
-  PayloadMismatchError,
-} from '../core/index.js';
-import { isClaimable, RecordStatus, type JournalRecord } from '../journal/index.js';
+import { InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError } from '../core/index.js';
+import { isClaimable, needsRecovery, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import {
   Attempt,
@@ -109,7 +102,7 @@ export class IdempotencyEngine {
     const journal = attempt.journal;
     const cached = localCache?.get(pk, clock());
     if (cached) {
-      if (cached.fingerprint !== fingerprint) throw this.mismatch(attempt);
+      if (cached.fingerprint !== fingerprint) throw attempt.mismatch();
       return attempt.replay(cached.response.value);
     }
     // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
@@ -133,14 +126,14 @@ export class IdempotencyEngine {
         }
         record = reservation.record;
       }
-      if (record.fingerprint !== fingerprint) throw this.mismatch(attempt, record);
+      if (record.fingerprint !== fingerprint) throw attempt.mismatch(record);
       if (record.status === RecordStatus.completed) {
         localCache?.remember(record);
         return attempt.replay(record.response?.value);
       }
       const leaseExpired = record.leaseUntilEpochMs < clock();
       let outcome: void | typeof RACED | 'waiting' = 'waiting';
-      if (record.status === RecordStatus.unknown || (leaseExpired && record.effectStarted)) {
+      if (needsRecovery(record, clock())) {
         outcome = await this.recoverAfterEffect(attempt, record, leaseMs);
       } else if (leaseExpired) {
         outcome = await this.takeOver(attempt, record, leaseMs, false);
@@ -148,9 +141,9 @@ export class IdempotencyEngine {
       if (outcome === undefined) return;
       if (outcome === RACED) {
         // Another attempt changed the record between our read and our write: decide again on what it wrote.
-        if (++races > MAX_RACES) throw this.inProgress(attempt, record);
+        if (++races > MAX_RACES) throw attempt.inProgress(record);
       } else {
-        if (clock() + POLL_INTERVAL_MS > waitUntil) throw this.inProgress(attempt, record);
+        if (clock() + POLL_INTERVAL_MS > waitUntil) throw attempt.inProgress(record);
         await this.settings.sleep(POLL_INTERVAL_MS);
       }
       // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
@@ -185,7 +178,7 @@ export class IdempotencyEngine {
       return true;
     }
     await this.releaseReservation(attempt);
-    throw decision.kind === 'mismatch' ? this.mismatch(attempt) : this.inProgress(attempt);
+    throw decision.kind === 'mismatch' ? attempt.mismatch() : attempt.inProgress();
   }
 
   /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
@@ -267,17 +260,6 @@ export class IdempotencyEngine {
     await attempt.journal.markUnknown(record.pk, attempt.scope.leaseToken);
     attempt.mark('unknown', MetricName.unknownAfterEffect);
     throw new NeedsReviewError(record);
-  }
-
-  private mismatch(attempt: Attempt, record?: JournalRecord): PayloadMismatchError {
-    attempt.mark('mismatch', MetricName.payloadMismatch);
-    return new PayloadMismatchError(record);
-  }
-
-  private inProgress(attempt: Attempt, record?: JournalRecord): InProgressError {
-    attempt.mark('in_progress', MetricName.inProgressCollision);
-    if (record) attempt.trace.attempt = record.attempt;
-    return new InProgressError(this.settings.retryAfterSeconds, record);
   }
 
   /** The lease asked for: the option, else the Lambda's remaining time plus a grace second, else a default. */

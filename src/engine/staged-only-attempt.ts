@@ -12,6 +12,7 @@ import {
 import {
   isClaimableByCommit,
   isExpired,
+  needsRecovery,
   newLeaseToken,
   RecordStatus,
   type Evidence,
@@ -84,6 +85,10 @@ export interface StagedOnlyHost {
   replay(response: unknown): void;
   /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
   notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown;
+  /** Refuses the attempt: its key was used with another payload. */
+  mismatch(record?: JournalRecord): PayloadMismatchError;
+  /** Refuses the attempt: another attempt holds its key. */
+  inProgress(record?: JournalRecord): InProgressError;
 }
 
 /**
@@ -199,25 +204,18 @@ export class StagedOnlyCommit {
   private decide(record: JournalRecord): { kind: 'superseded'; response: unknown } {
     const { host } = this;
     host.trace.attempt = record.attempt;
-    if (record.fingerprint !== this.scope.fingerprint) {
-      host.mark('mismatch', MetricName.payloadMismatch);
-      throw new PayloadMismatchError(record);
-    }
+    if (record.fingerprint !== this.scope.fingerprint) throw host.mismatch(record);
     if (record.status === RecordStatus.completed) {
       this.settings.localCache?.remember(record);
       host.replay(record.response?.value);
       return { kind: 'superseded', response: record.response?.value };
     }
-    if (
-      record.status === RecordStatus.unknown ||
-      (record.effectStarted && record.leaseUntilEpochMs < this.settings.clock())
-    ) {
+    if (needsRecovery(record, this.settings.clock())) {
       // A leased attempt began an effect and may have vanished: only its own protocol, or an operator, may decide.
       host.mark('unknown');
       throw new NeedsReviewError(record);
     }
-    host.mark('in_progress', MetricName.inProgressCollision);
-    throw new InProgressError(this.settings.retryAfterSeconds, record);
+    throw host.inProgress(record);
   }
 
   private failed(error: unknown): unknown {

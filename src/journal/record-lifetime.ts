@@ -58,3 +58,15 @@ export function isClaimableByCommit(
   if (isClaimable(record, nowEpochMs)) return true;
   return record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < nowEpochMs && !record.effectStarted;
 }
+
+/**
+ * Whether a record found in the way needs recovery rather than a wait or a takeover: it is
+ * `UNKNOWN`, or an attempt began an effect and its lease ended (it may have vanished after the
+ * effect). Only the `recover` hook, with the recorded evidence, or an operator may decide it.
+ */
+export function needsRecovery(
+  record: Pick<JournalRecord, 'status' | 'effectStarted' | 'leaseUntilEpochMs'>,
+  nowEpochMs: number,
+): boolean {
+  return record.status === RecordStatus.unknown || (record.effectStarted && record.leaseUntilEpochMs < nowEpochMs);
+}
