@@ -10,8 +10,6 @@ import {
   NeedsReviewError,
   NO_TENANT,
   PayloadMismatchError,
-  ResponseNotSerializableError,
-  ResponseTooLargeError,
   UniqueConflictError,
   WriteConflictError,
 } from '../core/index.js';
@@ -19,6 +17,7 @@ import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journ
 import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
 import type { EngineSettings } from './guard-options.js';
+import { assertStoredResponse, rememberCompleted, storeOrMark, type Stored } from './stored-outcome.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
 
@@ -75,8 +74,6 @@ export interface RunResult {
   readonly kind: 'ran' | 'replayed' | 'superseded';
   readonly response: unknown;
 }
-
-const MARKER = '__idemkitResponseNotStored';
 
 /**
  * One guarded attempt from its key check to its log line: it holds the attempt's trace, its
@@ -224,32 +221,18 @@ export class Attempt {
     const writes = scope.hasWrites
       ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox }
       : undefined;
-    const { ttlSeconds } = this.settings;
-    let stored = outcome.response;
-    let unserializable: ResponseNotSerializableError | undefined;
+    let completed: Stored<void>;
     try {
-      try {
-        await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
-      } catch (error) {
-        if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError)) throw error;
-        // The effect happened: the key completes with a marker (and the queued writes), so it neither stays stuck nor
-        // runs again.
-        if (error instanceof ResponseNotSerializableError) unserializable = error;
-        stored = this.notStored(error);
-        await this.journal.complete(scope.pk, scope.leaseToken, stored, ttlSeconds, writes);
-      }
+      completed = await storeOrMark(outcome.response, (stored) =>
+        this.journal.complete(scope.pk, scope.leaseToken, stored, this.settings.ttlSeconds, writes),
+      );
     } catch (error) {
       return this.completionFailed(error, outcome.response);
     }
     this.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
-    this.settings.localCache?.remember({
-      pk: scope.pk,
-      fingerprint: scope.fingerprint,
-      response: { value: stored },
-      expiresAtEpochSeconds: Math.floor(this.settings.clock() / 1000) + ttlSeconds,
-    });
+    rememberCompleted(this.settings, scope, completed.stored);
     // A first caller gets what every replay will get; only a response too large to store still reaches it.
-    if (unserializable) throw unserializable;
+    if (completed.unserializable) throw completed.unserializable;
     return { kind: 'ran', response: outcome.response };
   }
 
@@ -343,16 +326,6 @@ export class Attempt {
     }
   }
 
-  /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
-  notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown {
-    return {
-      [MARKER]:
-        error instanceof ResponseTooLargeError
-          ? { sizeBytes: error.sizeBytes }
-          : { code: error.code, reason: error.message },
-    };
-  }
-
   private get tenant(): string {
     return this.request.tenant ?? NO_TENANT;
   }
@@ -416,16 +389,4 @@ export class Attempt {
 function superseded(response: unknown): RunResult {
   assertStoredResponse(response);
   return { kind: 'superseded', response };
-}
-
-/** Throws the error a stored response stands for when it is the marker of one that was not stored. */
-function assertStoredResponse(response: unknown): void {
-  const marker =
-    response && typeof response === 'object'
-      ? (response as Record<string, { sizeBytes?: number; code?: string; reason?: string }>)[MARKER]
-      : undefined;
-  if (!marker) return;
-  // The operation completed but its response could not be kept: say so rather than run it again.
-  if (marker.code === 'response-not-serializable') throw new ResponseNotSerializableError(String(marker.reason));
-  throw new ResponseTooLargeError(Number(marker.sizeBytes ?? 0));
 }

@@ -1,10 +1,8 @@
 import {
-  ResponseNotSerializableError,
   InProgressError,
   JournalUnavailableError,
   NeedsReviewError,
   PayloadMismatchError,
-  ResponseTooLargeError,
   StagedOnlyError,
   UniqueConflictError,
   WriteConflictError,
@@ -24,6 +22,7 @@ import {
 import { MetricName, type AttemptStatus, type AttemptTrace } from '../telemetry/index.js';
 import type { EngineSettings } from './guard-options.js';
 import { AttemptScope, type AttemptScopeInit } from './scope.js';
+import { rememberCompleted, storeOrMark, type Stored } from './stored-outcome.js';
 
 /**
  * How often a commit cancelled by a concurrent transaction is read and decided again before the attempt answers 503.
@@ -83,8 +82,6 @@ export interface StagedOnlyHost {
   mark(status: AttemptStatus, ...metrics: MetricName[]): void;
   /** Answers with a stored outcome, counted as a replay (or a suppressed duplicate). */
   replay(response: unknown): void;
-  /** What is stored instead of an outcome too large to keep, so replays say why they cannot answer. */
-  notStored(error: ResponseTooLargeError | ResponseNotSerializableError): unknown;
   /** Refuses the attempt: its key was used with another payload. */
   mismatch(record?: JournalRecord): PayloadMismatchError;
   /** Refuses the attempt: another attempt holds its key. */
@@ -122,21 +119,14 @@ export class StagedOnlyCommit {
     let over: StagedCommit['over'] = 'absent';
     let replaced: JournalRecord | undefined;
     for (let races = 0; ;) {
-      let stored = outcome.response;
-      let unserializable: ResponseNotSerializableError | undefined;
-      let result: StagedCommitResult;
+      let sent: Stored<StagedCommitResult>;
       try {
-        result = await this.send(stored, over).catch((error: unknown) => {
-          if (!(error instanceof ResponseTooLargeError) && !(error instanceof ResponseNotSerializableError))
-            throw error;
-          // Refused before anything was sent: the writes and the record commit, and replays say why they cannot answer.
-          if (error instanceof ResponseNotSerializableError) unserializable = error;
-          stored = this.host.notStored(error);
-          return this.send(stored, over);
-        });
+        // Refused before anything was sent, a response that cannot be kept commits as a marker with the writes.
+        sent = await storeOrMark(outcome.response, (stored) => this.send(stored, over));
       } catch (error) {
         throw this.failed(error);
       }
+      const { result, stored, unserializable } = sent;
       if (result.kind === 'committed') {
         if (unserializable) throw unserializable;
         return this.committed(stored, replaced, outcome.response);
@@ -184,19 +174,14 @@ export class StagedOnlyCommit {
     replaced: JournalRecord | undefined,
     response: unknown,
   ): { kind: 'ran'; response: unknown } {
-    const { clock, ttlSeconds, localCache } = this.settings;
+    const { clock } = this.settings;
     const { host, scope } = this;
     if (!replaced) host.mark('new', MetricName.newRequest);
     else if (isExpired(replaced.expiresAtEpochSeconds, clock()))
       host.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
     else host.mark('recovered', MetricName.newRequest, MetricName.leaseTakeover);
     host.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
-    localCache?.remember({
-      pk: scope.pk,
-      fingerprint: scope.fingerprint,
-      response: { value: stored },
-      expiresAtEpochSeconds: Math.floor(clock() / 1000) + ttlSeconds,
-    });
+    rememberCompleted(this.settings, scope, stored);
     return { kind: 'ran', response };
   }
 

@@ -15,7 +15,14 @@ export type {
 } from './journal.js';
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
-export { isClaimable, isClaimableByCommit, isExpired, needsRecovery, newLeaseToken } from './record-lifetime.js';
+export {
+  expiryFromNow,
+  isClaimable,
+  isClaimableByCommit,
+  isExpired,
+  needsRecovery,
+  newLeaseToken,
+} from './record-lifetime.js';
 export { journalOperationOf, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
 export { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
