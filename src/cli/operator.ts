@@ -1,6 +1,16 @@
 import { DynamoDBClient, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, type JournalRecord, RecordPrefix, RecordStatus, keyScopeOf } from '../journal/index.js';
+import {
+  DynamoDBJournal,
+  JournalCondition,
+  keyScopeOf,
+  PARTITION_KEY,
+  RecordAttribute,
+  recordFromItem,
+  RecordPrefix,
+  RecordStatus,
+  type JournalRecord,
+} from '../journal/index.js';
 import { IdempotencyError, JournalUnavailableError } from '../core/index.js';
 
 /** Where the operator's commands look. */
@@ -45,10 +55,10 @@ export class Operator {
     try {
       const out = await this.client.send(new DescribeTableCommand({ TableName: this.target.tableName }));
       const hash = out.Table?.KeySchema?.find((k) => k.KeyType === 'HASH')?.AttributeName;
-      if (hash !== 'pk')
+      if (hash !== PARTITION_KEY)
         throw new IdempotencyError(
           'wrong-table',
-          `Table ${this.target.tableName} has partition key '${hash}', not 'pk': is it the journal table?`,
+          `Table ${this.target.tableName} has partition key '${hash}', not '${PARTITION_KEY}': is it the journal table?`,
         );
     } catch (error) {
       throw explain(error, this.target.tableName);
@@ -77,9 +87,9 @@ export class Operator {
         .send(
           new ScanCommand({
             TableName: this.target.tableName,
-            FilterExpression:
-              '(begins_with(pk, :req) OR begins_with(pk, :msg)) AND (#status = :unknown OR (#status = :inProgress AND leaseUntil < :now))',
-            ExpressionAttributeNames: { '#status': 'status' },
+            // What an operator may resolve, among request and message records.
+            FilterExpression: `(begins_with(#pk, :req) OR begins_with(#pk, :msg)) AND (${JournalCondition.resolvable})`,
+            ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': RecordAttribute.status },
             ExpressionAttributeValues: {
               ':req': RecordPrefix.request,
               ':msg': RecordPrefix.message,
@@ -94,13 +104,14 @@ export class Operator {
           throw explain(error, this.target.tableName);
         });
       for (const item of out.Items ?? []) {
+        const record = recordFromItem(item);
         found.push({
-          pk: item.pk as string,
-          status: item.status as string,
-          attempt: Number(item.attempt ?? 1),
-          leaseExpiredMsAgo: item.status === RecordStatus.inProgress ? now - Number(item.leaseUntil) : undefined,
-          effectName: item.effectName as string | undefined,
-          evidence: (item.evidence as Record<string, string | number>) ?? {},
+          pk: record.pk,
+          status: record.status,
+          attempt: record.attempt,
+          leaseExpiredMsAgo: record.status === RecordStatus.inProgress ? now - record.leaseUntilEpochMs : undefined,
+          effectName: record.effectName,
+          evidence: record.evidence,
         });
       }
       startKey = out.LastEvaluatedKey;

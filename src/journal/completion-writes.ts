@@ -1,6 +1,6 @@
 import { sha256Hex } from '../core/index.js';
 import { JournalCondition } from './conditions.js';
-import type { OutboxEvent, TransactItem, UniqueClaim } from './journal.js';
+import type { CompletionWrites, OutboxEvent, TransactItem, UniqueClaim } from './journal.js';
 import { expiryFromNow } from './record-lifetime.js';
 import { outboxPk, RecordAttribute, RecordKind, RecordStatus, uniquePk, type JournalItem } from './schema.js';
 import { responseAttributes, type EncodedResponse } from './stored-response.js';
@@ -49,6 +49,28 @@ export function putIfAbsent(tableName: string, item: JournalItem): TransactItem 
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
   return { Put: put as TransactItem['Put'] };
+}
+
+/**
+ * The items of a completing transaction, in the order its cancellation reasons are read by:
+ * the record's own write first (its condition decides who completes), then the uniqueness
+ * claims, the outbox events and the handler's staged writes, then any `trailing` items.
+ */
+export function completionTransaction(
+  tableName: string,
+  recordWrite: TransactItem,
+  pk: string,
+  writes: CompletionWrites,
+  nowEpochMs: number,
+  trailing: readonly TransactItem[] = [],
+): TransactItem[] {
+  return [
+    recordWrite,
+    ...writes.uniqueClaims.map((claim) => putIfAbsent(tableName, uniqueItem(claim, pk, nowEpochMs))),
+    ...writes.outbox.map((event) => putIfAbsent(tableName, outboxItem(event, pk))),
+    ...writes.staged,
+    ...trailing,
+  ];
 }
 
 /**

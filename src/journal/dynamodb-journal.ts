@@ -10,7 +10,7 @@ import {
   LeaseLostError,
   NotResolvableError,
 } from '../core/index.js';
-import { completionUpdate, outboxItem, putIfAbsent, transactionToken, uniqueItem } from './completion-writes.js';
+import { completionTransaction, completionUpdate, transactionToken } from './completion-writes.js';
 import { claimParameters, JournalCondition } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './staged-commit.js';
@@ -29,10 +29,12 @@ import type {
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
-import { RecordStatus, type JournalItem } from './schema.js';
+import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
 
 const OWNER = 'DynamoDBJournal';
+/** The `#status` placeholder (`status` is a DynamoDB reserved word). */
+const STATUS_NAME = { '#status': RecordAttribute.status };
 const CLIENT_KINDS = 'a DynamoDBClient or DynamoDBDocumentClient';
 
 /** Options of {@link DynamoDBJournal}. */
@@ -124,7 +126,7 @@ export class DynamoDBJournal implements Journal {
         UpdateExpression:
           'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress',
         ConditionExpression: JournalCondition.takeOver,
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: STATUS_NAME,
         ExpressionAttributeValues: {
           ':new': token,
           ':old': expectedToken,
@@ -204,18 +206,14 @@ export class DynamoDBJournal implements Journal {
       }
       return;
     }
-    const items: TransactItem[] = [
-      {
-        Update: {
-          TableName: this.tableName,
-          ...completion,
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        } as NonNullable<TransactItem['Update']>,
-      },
-      ...writes.uniqueClaims.map((claim) => putIfAbsent(this.tableName, uniqueItem(claim, pk, now))),
-      ...writes.outbox.map((event) => putIfAbsent(this.tableName, outboxItem(event, pk))),
-      ...writes.staged,
-    ];
+    const recordUpdate = { TableName: this.tableName, ...completion, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
+    const items = completionTransaction(
+      this.tableName,
+      { Update: recordUpdate as NonNullable<TransactItem['Update']> },
+      pk,
+      writes,
+      now,
+    );
     try {
       // The token makes an SDK resend of a transaction that landed a no-op instead of a conflict.
       await this.calls.transactWrite('complete', items, transactionToken(pk, leaseToken));
@@ -235,7 +233,7 @@ export class DynamoDBJournal implements Journal {
         ':unknown': RecordStatus.unknown,
         ':now': this.clock(),
       },
-      { '#status': 'status' },
+      STATUS_NAME,
     );
   }
 
@@ -245,7 +243,7 @@ export class DynamoDBJournal implements Journal {
       Key: { pk },
       UpdateExpression: 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
       ConditionExpression: JournalCondition.abandonedLease,
-      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeNames: STATUS_NAME,
       ExpressionAttributeValues: {
         ':old': leaseToken,
         ':unknown': RecordStatus.unknown,
@@ -264,7 +262,7 @@ export class DynamoDBJournal implements Journal {
         { pk },
         {
           ConditionExpression: JournalCondition.leaseHeldNotCompleted,
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: STATUS_NAME,
           ExpressionAttributeValues: { ':mine': leaseToken, ':completed': RecordStatus.completed },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
@@ -292,7 +290,7 @@ export class DynamoDBJournal implements Journal {
           { pk },
           {
             ConditionExpression: JournalCondition.resolvable,
-            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeNames: STATUS_NAME,
             ExpressionAttributeValues: {
               ':unknown': RecordStatus.unknown,
               ':inProgress': RecordStatus.inProgress,

@@ -1,6 +1,6 @@
 import { claimParameters, JournalCondition } from './conditions.js';
 import { ResponseTooLargeError } from '../core/index.js';
-import { outboxItem, putIfAbsent, transactionToken, uniqueItem } from './completion-writes.js';
+import { completionTransaction, outboxItem, transactionToken, uniqueItem } from './completion-writes.js';
 import type { CompletionWrites, StagedCommit, TransactItem, StagedCommitResult } from './journal.js';
 import { newRecordItem, recordFromItem } from './record-item.js';
 import { expiryFromNow } from './record-lifetime.js';
@@ -151,13 +151,14 @@ export async function commitStagedOnDynamoDB(
   const { writes } = commit;
   const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
   const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(commit.over, nowEpochMs) };
-  const items: TransactItem[] = [
+  const items = completionTransaction(
+    tableName,
     { Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as unknown as TransactItem['Put'] },
-    ...writes.uniqueClaims.map((claim) => putIfAbsent(tableName, uniqueItem(claim, commit.pk, nowEpochMs))),
-    ...writes.outbox.map((event) => putIfAbsent(tableName, outboxItem(event, commit.pk))),
-    ...writes.staged,
-    ...chunks.map((chunk) => ({ Put: { TableName: tableName, Item: chunk } })),
-  ];
+    commit.pk,
+    writes,
+    nowEpochMs,
+    chunks.map((chunk) => ({ Put: { TableName: tableName, Item: chunk } })),
+  );
   try {
     // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
     await calls.transactWrite('commitStaged', items, transactionToken(commit.pk, commit.commitToken));
