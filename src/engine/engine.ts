@@ -1,4 +1,4 @@
-import { InvalidOptionsError, JournalUnavailableError, LeaseLostError, NeedsReviewError } from '../core/index.js';
+import { JournalUnavailableError, LeaseLostError, NeedsReviewError } from '../core/index.js';
 import { isClaimable, needsRecovery, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import {
@@ -39,12 +39,6 @@ export class IdempotencyEngine {
     readonly settings: EngineSettings,
     private readonly telemetry: Telemetry,
   ) {
-    if (settings.legacyLookup && settings.effects === 'staged-only') {
-      // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
-      throw new InvalidOptionsError(
-        "option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)",
-      );
-    }
     if (settings.tracer) settings.journal.traceWith?.(settings.tracer);
   }
 

@@ -177,6 +177,14 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     throw new InvalidOptionsError(`${factory}: option 'localCache' needs maxItems`);
   }
   readString(factory, 'namespace', options.namespace, undefined);
+  const { metrics, logger } = options as { metrics?: unknown; logger?: unknown };
+  if (metrics !== undefined && typeof (metrics as { singleMetric?: unknown } | null)?.singleMetric !== 'function') {
+    throw new InvalidOptionsError(`${factory}: option 'metrics' must be a Powertools Metrics (it has singleMetric)`);
+  }
+  const logs = logger as { info?: unknown; error?: unknown } | null | undefined;
+  if (logger !== undefined && (typeof logs?.info !== 'function' || typeof logs?.error !== 'function')) {
+    throw new InvalidOptionsError(`${factory}: option 'logger' must be a Powertools Logger (it has info and error)`);
+  }
   const tracer = options.tracer;
   if (tracer !== undefined && (tracer === null || typeof tracer.putAnnotation !== 'function')) {
     throw new InvalidOptionsError(`${factory}: option 'tracer' must be a Powertools Tracer`);

@@ -64,7 +64,7 @@ export function makeIdempotent<TInput, TResult>(
   const keyOf = required(FACTORY, 'key', readFunction(FACTORY, 'key', options.key, undefined));
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => NO_TENANT);
-  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
+  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
   // A result a `recover` hook or the previous library hands back is returned in its stored form too.
   const engine = new IdempotencyEngine(
     { ...settings, legacyLookup, storedFormOf: storedJsonForm },

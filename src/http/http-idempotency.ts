@@ -145,7 +145,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed
   // headers only.
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
-  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings.clock);
+  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
   const engine = new IdempotencyEngine(
     { ...settings, storedFormOf, legacyLookup },
     new Telemetry(MetricDimension.operation, options),

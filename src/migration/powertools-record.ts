@@ -1,7 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { LegacyDecision, LegacyLookup } from '../engine/index.js';
-import { JournalUnavailableError } from '../core/index.js';
+import type { EngineSettings, LegacyDecision, LegacyLookup } from '../engine/index.js';
+import { InvalidOptionsError, JournalUnavailableError } from '../core/index.js';
 import { resolveMigrateFrom, type PowertoolsSource } from './powertools-options.js';
 import { createHash } from 'node:crypto';
 import { search } from '@aws-lambda-powertools/jmespath';
@@ -83,10 +83,20 @@ export class PowertoolsRecordReader {
  * The engine's `legacyLookup` for a `migrateFrom` option, validated when the factory is
  * called; undefined without one. `clock` is the guard's, so expiry reads agree with the journal's.
  */
-export function legacyLookupFor(factory: string, migrateFrom: unknown, clock: () => number): LegacyLookup | undefined {
+export function legacyLookupFor(
+  factory: string,
+  migrateFrom: unknown,
+  settings: Pick<EngineSettings, 'clock' | 'effects'>,
+): LegacyLookup | undefined {
   const source = resolveMigrateFrom(factory, migrateFrom);
   if (!source) return undefined;
-  const reader = new PowertoolsRecordReader(source, clock);
+  if (settings.effects === 'staged-only') {
+    // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
+    throw new InvalidOptionsError(
+      `${factory}: option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)`,
+    );
+  }
+  const reader = new PowertoolsRecordReader(source, settings.clock);
   return (legacyEvent, countCall) => reader.decide(legacyEvent, countCall);
 }
 

@@ -119,6 +119,8 @@ describe('httpIdempotency options', () => {
     [{ localCache: { maxItems: 0 } }],
     [{ replayHeaders: 'location' }],
     [{ required: 'yes' }],
+    [{ metrics: {} }],
+    [{ logger: { info: () => undefined } }],
     [{ statusCodes: { mismatched: 409 } }],
     [{ statusCodes: { mismatch: 99 } }],
     [{ statusCodes: { inProgress: '409' } }],
