@@ -1,15 +1,7 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import type { CompletionWrites, TransactItem } from './journal.js';
-import { toJournalError } from './item-calls.js';
+import { cancellationReasonsOf, itemOf, toJournalError, type AwsError } from './item-calls.js';
 import { recordFromItem } from './record-item.js';
-
-type AwsError = {
-  name?: string;
-  message?: string;
-  Item?: Record<string, unknown>;
-  CancellationReasons?: Array<{ Code?: string; Message?: string; Item?: Record<string, unknown> }>;
-};
 
 /** Cancellation reasons that a retry of the same transaction may not meet: the journal's kind of trouble. */
 const TRANSIENT_REASONS = new Set([
@@ -46,19 +38,17 @@ export function classifyCancellation(error: unknown, layout: CompletionLayout): 
       : i < stagedOffset
         ? `outbox event #${i - 1 - uniqueClaims.length}`
         : `staged write #${i - stagedOffset} (table ${tableOf(layout.items[i])})`;
-  const reasons =
-    (error as AwsError)?.name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
+  const reasons = cancellationReasonsOf(error);
   if (!reasons) return requestFailure(error, layout, stagedOffset) ?? toJournalError(error, 'complete');
   const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
   if (failed(0)) {
-    const item = reasons[0].Item;
-    return new LeaseLostError(item ? recordFromItem(unmarshall(item as never)) : undefined);
+    const item = itemOf(reasons[0]);
+    return new LeaseLostError(item ? recordFromItem(item) : undefined);
   }
   const claimIndex = uniqueClaims.findIndex((_, i) => failed(1 + i));
   if (claimIndex >= 0) {
     const claim = uniqueClaims[claimIndex];
-    const held = reasons[1 + claimIndex]?.Item;
-    return new UniqueConflictError(claim.name, claim.value, held ? unmarshall(held as never) : undefined);
+    return new UniqueConflictError(claim.name, claim.value, itemOf(reasons[1 + claimIndex]));
   }
   const stagedIndex = reasons.findIndex((_, i) => i >= stagedOffset && failed(i));
   if (stagedIndex >= 0) return new WriteConflictError(stagedIndex - stagedOffset, { cause: error });

@@ -34,7 +34,20 @@ type Returning = {
   readonly ReturnValues?: ReturnValue;
   readonly ReturnValuesOnConditionCheckFailure?: ReturnValuesOnConditionCheckFailure;
 };
-type AwsError = { name?: string; Item?: Record<string, unknown> };
+/** What the journal reads of an AWS SDK error: its name, and the items a failed condition returns. */
+export type AwsError = {
+  readonly name?: string;
+  readonly message?: string;
+  readonly Item?: Record<string, unknown>;
+  readonly CancellationReasons?: ReadonlyArray<CancellationReason>;
+};
+
+/** One item's reason in a cancelled transaction (`Item` marshalled, with `ALL_OLD` on a failed condition). */
+export type CancellationReason = {
+  readonly Code?: string;
+  readonly Message?: string;
+  readonly Item?: Record<string, unknown>;
+};
 
 /**
  * The journal operation a DynamoDB request is sent for. Every request the journal sends is
@@ -191,6 +204,18 @@ export function toJournalError(error: unknown, operation: string): JournalUnavai
   const name = (error as AwsError)?.name ?? 'Error';
   const message = error instanceof Error ? error.message : String(error);
   return new JournalUnavailableError(`Journal ${operation} failed: ${name}: ${message}`, { cause: error });
+}
+
+/** The per-item reasons of a cancelled transaction, in the order its items were sent; undefined for any other error. */
+export function cancellationReasonsOf(error: unknown): ReadonlyArray<CancellationReason> | undefined {
+  return (error as AwsError)?.name === 'TransactionCanceledException'
+    ? (error as AwsError).CancellationReasons
+    : undefined;
+}
+
+/** An item a failed condition returned, unmarshalled. */
+export function itemOf(reason: CancellationReason | undefined): JournalItem | undefined {
+  return reason?.Item ? fromAttributeMap(reason.Item as AttributeMap) : undefined;
 }
 
 /** Tags a command with the journal operation it is sent for (see {@link journalOperationOf}). */

@@ -12,9 +12,8 @@ import {
   responseJson,
   type ResponseChunks,
 } from './stored-response.js';
-import { fromAttributeMap, type AttributeMap } from './attribute-values.js';
 import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
-import type { ItemCalls } from './item-calls.js';
+import { cancellationReasonsOf, itemOf, type AwsError, type ItemCalls } from './item-calls.js';
 
 /** Most items one `TransactWriteItems` may carry (DynamoDB's limit). */
 export const TRANSACTION_MAX_ITEMS = 100;
@@ -127,9 +126,6 @@ function valueBytes(value: unknown): number {
   return 0;
 }
 
-type CancellationReason = { Code?: string; Item?: Record<string, unknown> };
-type AwsError = { name?: string; CancellationReasons?: CancellationReason[] };
-
 /** Where a staged commit goes: the journal table and its calls. */
 export interface StagedCommitTarget {
   readonly tableName: string;
@@ -176,13 +172,8 @@ export async function commitStagedOnDynamoDB(
 
 /** The record returned with a cancellation on the record's own condition. */
 function recordHeld(error: unknown): JournalItem | undefined {
-  const reason =
-    (error as AwsError)?.name === 'TransactionCanceledException'
-      ? (error as AwsError).CancellationReasons?.[0]
-      : undefined;
-  return reason?.Code === 'ConditionalCheckFailed' && reason.Item
-    ? fromAttributeMap(reason.Item as AttributeMap)
-    : undefined;
+  const reason = cancellationReasonsOf(error)?.[0];
+  return reason?.Code === 'ConditionalCheckFailed' ? itemOf(reason) : undefined;
 }
 
 /**
@@ -192,9 +183,8 @@ function recordHeld(error: unknown): JournalItem | undefined {
  * condition, a write the handler queued that DynamoDB refused, throttling).
  */
 function classify(error: unknown, layout: CompletionLayout): StagedCommitResult {
-  const name = (error as AwsError)?.name;
-  if (name === 'TransactionInProgressException') return { kind: 'raced' };
-  const reasons = name === 'TransactionCanceledException' ? (error as AwsError).CancellationReasons : undefined;
+  if ((error as AwsError)?.name === 'TransactionInProgressException') return { kind: 'raced' };
+  const reasons = cancellationReasonsOf(error);
   // The record's own condition failing without the record (never seen) is read again like a race.
   if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return { kind: 'raced' };
   if (reasons?.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'raced' };
