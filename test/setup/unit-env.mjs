@@ -1,0 +1,7 @@
+// The unit project starts no service: any AWS SDK client a suite builds without an endpoint is
+// pointed at a closed loopback port and given dummy credentials, so a call fails at once, on
+// this machine, instead of reaching AWS.
+process.env.AWS_ENDPOINT_URL = 'http://127.0.0.1:9';
+process.env.AWS_REGION ??= 'us-east-1';
+process.env.AWS_ACCESS_KEY_ID ??= 'unit';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'unit';
