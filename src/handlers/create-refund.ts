@@ -1,6 +1,5 @@
 import { DynamoDBJournal } from '../index.js';
-import { createDocumentClient } from './clients.js';
-import { requiredEnv } from './environment.js';
+import { createDocumentClient, requiredEnv } from './wiring.js';
 import { HandlerEnv } from './service-config.js';
 import { createRefundHandler } from './factories/create-refund.js';
 

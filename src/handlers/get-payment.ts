@@ -1,5 +1,4 @@
-import { createDocumentClient } from './clients.js';
-import { requiredEnv } from './environment.js';
+import { createDocumentClient, requiredEnv } from './wiring.js';
 import { HandlerEnv } from './service-config.js';
 import { getPaymentHandler } from './factories/get-payment.js';
 

@@ -1,6 +1,5 @@
 import { DynamoDBJournal, IdemkitEnvironment } from '../index.js';
-import { createDocumentClient } from './clients.js';
-import { requiredEnv } from './environment.js';
+import { createDocumentClient, requiredEnv } from './wiring.js';
 import { HandlerEnv, ORDER_EVENTS_CONSUMER } from './service-config.js';
 import { createOrderEventsConsumer } from './factories/order-events-consumer.js';
 

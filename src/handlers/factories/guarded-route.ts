@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { httpIdempotency, type HttpIdempotencyOptions } from '../../index.js';
-import type { AnyJournal, ExampleGuardOptions } from '../clients.js';
+import type { AnyJournal, ExampleGuardOptions } from '../wiring.js';
 import { callerTenant } from '../http-responses.js';
 import type { PaymentRail } from '../payment-rail.js';
 

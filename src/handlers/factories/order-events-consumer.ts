@@ -1,5 +1,5 @@
 import { fromMessageAttribute, idempotencyOf, OUTBOX_EVENT_ID_ATTRIBUTE, sqsConsumer } from '../../index.js';
-import type { AnyJournal, ExampleGuardOptions } from '../clients.js';
+import type { AnyJournal, ExampleGuardOptions } from '../wiring.js';
 import { orderConfirmedDetail, parseOutboxMessage } from '../order-event.js';
 import { ExampleTableKey, ORDER_EVENTS_CONSUMER, PaymentsEventType } from '../service-config.js';
 
