@@ -11,4 +11,9 @@ describe('client defaults', () => {
     });
     expect(new RetryBudget()).toMatchObject(DEFAULT_RETRY_BUDGET_OPTIONS);
   });
+
+  it('hold the values the README documents', () => {
+    expect(DEFAULT_RETRY_OPTIONS).toEqual({ maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 20_000, deadlineMs: 30_000 });
+    expect(DEFAULT_RETRY_BUDGET_OPTIONS).toEqual({ ratio: 0.1, minPerSecond: 10, windowMs: 10_000 });
+  });
 });
