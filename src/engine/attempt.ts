@@ -118,7 +118,7 @@ export class Attempt {
       if (key === undefined || key === null || key === '') {
         throw new KeyMissingError(`${request.keyLabel} is required for ${request.operation}`);
       }
-      const problem = typeof key === 'string' ? keyProblem(key) : 'must be a string';
+      const problem = keyProblem(key as string);
       if (problem) throw new KeyInvalidError(`${request.keyLabel} ${problem}`);
     } catch (error) {
       // Whatever stops the key from being read (an unreadable body holding it, say) makes it invalid.

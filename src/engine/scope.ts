@@ -1,5 +1,13 @@
 import { IdempotencyError, InvalidOptionsError, sha256Hex } from '../core/index.js';
-import type { Evidence, Journal, JournalRecord, OutboxEvent, TransactItem, UniqueClaim } from '../journal/index.js';
+import {
+  TRANSACTION_MAX_ITEMS,
+  type Evidence,
+  type Journal,
+  type JournalRecord,
+  type OutboxEvent,
+  type TransactItem,
+  type UniqueClaim,
+} from '../journal/index.js';
 
 /** What a guarded handler can do with its idempotency record (see `idempotencyOf`). */
 export interface IdempotencyScope {
@@ -28,9 +36,6 @@ export interface IdempotencyScope {
   /** Extends the lease of this attempt. */
   heartbeat(): Promise<void>;
 }
-
-/** Largest number of items one completion transaction may carry (DynamoDB's limit). */
-export const MAX_TRANSACTION_ITEMS = 100;
 
 /** What an {@link AttemptScope} is made of. */
 export interface AttemptScopeInit {
@@ -154,10 +159,10 @@ export class AttemptScope implements IdempotencyScope {
 
   private ensureRoom(count: number): void {
     const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length;
-    if (used + count > MAX_TRANSACTION_ITEMS) {
+    if (used + count > TRANSACTION_MAX_ITEMS) {
       throw new IdempotencyError(
         'too-many-writes',
-        `A completion commits at most ${MAX_TRANSACTION_ITEMS} items, including its own record`,
+        `A completion commits at most ${TRANSACTION_MAX_ITEMS} items, including its own record`,
       );
     }
   }

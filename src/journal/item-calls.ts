@@ -140,12 +140,12 @@ export class ItemCalls {
   }
 
   /** Writes every item, resending what DynamoDB leaves unprocessed (25 items per call). */
-  async putAll(items: readonly PlainItem[], operation: JournalOperation): Promise<void> {
+  async putAll(operation: JournalOperation, items: readonly PlainItem[]): Promise<void> {
     await putAllInBatches(this.client, this.tableName, items.map(toMap), operation);
   }
 
   /** Strongly consistent reads of every key, resending what DynamoDB leaves unprocessed. */
-  async getAll(keys: readonly PlainItem[], operation: JournalOperation): Promise<PlainItem[]> {
+  async getAll(operation: JournalOperation, keys: readonly PlainItem[]): Promise<PlainItem[]> {
     const found: PlainItem[] = [];
     let pending: BatchGetItemCommand['input']['RequestItems'] | undefined = {
       [this.tableName]: { Keys: keys.map(toMap), ConsistentRead: true },

@@ -128,7 +128,7 @@ export class ResponseChunks {
     const items = chunkItems(pk, leaseToken, encoded, expiresAt);
     if (items.length === 0) return;
     try {
-      await this.calls.putAll(items, 'writeChunks');
+      await this.calls.putAll('writeChunks', items);
     } catch (error) {
       throw toJournalError(error, 'writeChunks');
     }
@@ -141,7 +141,7 @@ export class ResponseChunks {
     const keys = Array.from({ length: count }, (_, i) => ({ pk: chunkPk(record.pk, record.leaseToken, i) }));
     const found = new Map<string, Uint8Array>();
     try {
-      for (const chunk of await this.calls.getAll(keys, 'readChunks'))
+      for (const chunk of await this.calls.getAll('readChunks', keys))
         found.set(chunk.pk as string, chunk.data as Uint8Array);
     } catch (error) {
       throw toJournalError(error, 'readChunks');
