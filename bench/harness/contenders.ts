@@ -3,6 +3,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBJournal, httpIdempotency } from '../../src/index.js';
 import { createPayment, type PaymentEffect } from '../fixtures/create-payment.js';
 import { benchClient, countCalls, type CallCounter } from './dynamodb.js';
@@ -51,7 +52,32 @@ export interface ContenderSetup {
 
 /** Both libraries' local caches hold this many outcomes (Powertools' default size). */
 export const LOCAL_CACHE_ITEMS = 1_000;
-const TTL_SECONDS = 86_400;
+/** Both libraries replay an outcome for a day. */
+export const TTL_SECONDS = 86_400;
+
+/**
+ * The Powertools idempotency setup every scenario measures (README "Setup"): key from the
+ * `Idempotency-Key` header, payload validated on the body, a day's expiry, and its local
+ * cache only when asked.
+ */
+export function powertoolsIdempotency(
+  client: DynamoDBClient,
+  tableName: string,
+  localCache = false,
+): { persistenceStore: DynamoDBPersistenceLayer; middleware: ReturnType<typeof makeHandlerIdempotent> } {
+  const persistenceStore = new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client });
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: 'headers."idempotency-key"',
+    payloadValidationJmesPath: 'body',
+    throwOnNoIdempotencyKey: true,
+    expiresAfterSeconds: TTL_SECONDS,
+    ...(localCache ? { useLocalCache: true, maxLocalCacheSize: LOCAL_CACHE_ITEMS } : {}),
+  });
+  return {
+    persistenceStore,
+    middleware: makeHandlerIdempotent({ persistenceStore, config, keyPrefix: 'create-payment' }),
+  };
+}
 
 /** Closes every container given. */
 export function closeAll(containers: Iterable<{ close(): void }>): void {
@@ -85,18 +111,8 @@ function idemkitContender(setup: ContenderSetup): Contender {
 function powertoolsContender(setup: ContenderSetup): Contender {
   const client = benchClient(setup.endpoint);
   const calls = countCalls(client);
-  const persistenceStore = new DynamoDBPersistenceLayer({ tableName: setup.powertoolsTable, awsSdkV3Client: client });
-  const config = new IdempotencyConfig({
-    eventKeyJmesPath: 'headers."idempotency-key"',
-    payloadValidationJmesPath: 'body',
-    throwOnNoIdempotencyKey: true,
-    expiresAfterSeconds: TTL_SECONDS,
-    useLocalCache: setup.localCache === true,
-    maxLocalCacheSize: LOCAL_CACHE_ITEMS,
-  });
-  const handler = middy(createPayment(setup.effect)).use(
-    makeHandlerIdempotent({ persistenceStore, config, keyPrefix: 'create-payment' }),
-  );
+  const { persistenceStore, middleware } = powertoolsIdempotency(client, setup.powertoolsTable, setup.localCache);
+  const handler = middy(createPayment(setup.effect)).use(middleware);
   const payloadHashes = setup.countHashes ? countPayloadHashes(persistenceStore) : undefined;
   return {
     name: 'powertools',

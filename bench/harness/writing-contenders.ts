@@ -1,6 +1,3 @@
-import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import { PutItemCommand, TransactWriteItemsCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
@@ -8,7 +5,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { DynamoDBJournal, httpIdempotency, idempotencyOf, requestPk } from '../../src/index.js';
 import { paymentResponse, recordPayment, type PaymentItem } from '../fixtures/record-payment.js';
-import type { Outcome } from './contenders.js';
+import { powertoolsIdempotency, TTL_SECONDS, type Outcome } from './contenders.js';
 import { benchClient, countCalls, type CallCounter } from './dynamodb.js';
 import { lambdaContext } from './events.js';
 
@@ -57,8 +54,6 @@ export interface WriterSetup {
   readonly beforeWrite?: (idempotencyKey: string) => Promise<void>;
 }
 
-const TTL_SECONDS = 86_400;
-
 /** A warm container running `name` in front of the writing payments handler. */
 export function buildWriter(name: WriterName, setup: WriterSetup): Writer {
   const client = benchClient(setup.endpoint);
@@ -77,19 +72,13 @@ function invokerFor(
   const before = setup.beforeWrite ?? (async () => undefined);
   if (name === 'bareTransaction') return bareTransaction(client, setup);
   if (name === 'powertools') {
-    const persistenceStore = new DynamoDBPersistenceLayer({ tableName: setup.powertoolsTable, awsSdkV3Client: client });
-    const config = new IdempotencyConfig({
-      eventKeyJmesPath: 'headers."idempotency-key"',
-      payloadValidationJmesPath: 'body',
-      throwOnNoIdempotencyKey: true,
-      expiresAfterSeconds: TTL_SECONDS,
-    });
+    const { middleware } = powertoolsIdempotency(client, setup.powertoolsTable);
     const handler = middy(
       recordPayment(async (item) => {
         await before(item.idempotencyKey);
         await client.send(new PutItemCommand({ TableName: setup.paymentsTable, Item: marshall(item) }));
       }),
-    ).use(makeHandlerIdempotent({ persistenceStore, config, keyPrefix: 'create-payment' }));
+    ).use(middleware);
     return (event) => handler(event, lambdaContext());
   }
   const journal = new DynamoDBJournal({ tableName: setup.idemkitTable, client });
