@@ -139,12 +139,12 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
  */
 #define PAST_EXPIRY (hasEx && expired)
 
-/* guard claimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) */
-#define G_CLAIMABLE (!exists || (PAST_EXPIRY && !(status == INP && live)))
-/* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
+/* guard claimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) */
+#define G_CLAIMABLE (!exists || (PAST_EXPIRY && (status == DONE || (status == INP && !live))))
+/* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
 #define G_STAGED_CLAIMABLE (G_CLAIMABLE || (exists && status == INP && !live && !eff))
-/* guard takeOver: leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown) */
-#define G_TAKEOVER(old) (exists && tok == (old) && status != DONE && (!live || status == UNK))
+/* guard takeOver: leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :now) OR #status = :unknown) */
+#define G_TAKEOVER(old) (exists && tok == (old) && ((status == INP && !live) || status == UNK))
 /* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :now */
 #define G_ABANDONED_LEASE(old) (exists && tok == (old) && status == INP && !live)
 /* guard leaseHeld: leaseToken = :mine */
@@ -161,7 +161,7 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #define RESERVE_GUARD G_CLAIMABLE
 #endif
 #ifdef MUT_TAKEOVER_NO_TOKEN
-#define TAKEOVER_GUARD(old) (exists && status != DONE && (!live || status == UNK))
+#define TAKEOVER_GUARD(old) (exists && ((status == INP && !live) || status == UNK))
 #else
 #define TAKEOVER_GUARD(old) G_TAKEOVER(old)
 #endif

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   'uniqueness-conflict': { title: 'A uniqueness rule is already claimed', status: 409 },
   'write-conflict': { title: 'A write conflicted with the current state', status: 409 },
   'journal-unavailable': { title: 'The idempotency journal is unavailable', status: 503 },
+  'record-unreadable': { title: 'The idempotency record cannot be read', status: 500 },
   'invalid-request': { title: 'The request cannot be processed safely', status: 400 },
   'response-too-large': { title: 'The operation completed but its response was too large to store', status: 500 },
   'response-not-serializable': {
@@ -150,6 +151,25 @@ export class StagedWriteError extends IdempotencyError {
 export class JournalUnavailableError extends IdempotencyError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('journal-unavailable', message, options);
+  }
+}
+
+/**
+ * A record the guard cannot read: a status it does not know (a typo, a value written by a
+ * newer version) or none, an attribute of the wrong type, or a stored response that does not
+ * decode. An unknown state may stand for an effect that happened, so the guard fails closed:
+ * the handler does not run, the record is left as it is, and the attempt is logged and counted
+ * (`JournalError`) for an operator to look at.
+ */
+export class RecordUnreadableError extends IdempotencyError {
+  constructor(
+    /** The record's key, when it could be read. */
+    readonly pk: string | undefined,
+    /** What could not be read, in words: `status 'DONE' is not one the guard knows`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('record-unreadable', `The idempotency record${pk ? ` ${pk}` : ''} cannot be read: ${reason}`, options);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   NeedsReviewError,
   NO_TENANT,
   PayloadMismatchError,
+  RecordUnreadableError,
   UniqueConflictError,
   WriteConflictError,
 } from '../core/index.js';
@@ -17,7 +18,13 @@ import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journ
 import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
 import type { EngineSettings } from './guard-options.js';
-import { assertStoredResponse, rememberCompleted, storeOrMark, type Stored } from './stored-outcome.js';
+import {
+  assertStoredResponse,
+  isNotStoredMarker,
+  rememberCompleted,
+  storeOrMark,
+  type Stored,
+} from './stored-outcome.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
 
@@ -87,6 +94,7 @@ export class Attempt {
   readonly remainingTimeMs?: () => number;
   admission: Admission = { kind: 'refused', error: undefined };
   private key?: string;
+  private pk?: string;
   private requestHash?: string;
   private readonly startedAtEpochMs: number;
   private finished = false;
@@ -131,6 +139,7 @@ export class Attempt {
       request.kind === 'message'
         ? messagePk(request.operation, this.key)
         : requestPk(this.tenant, request.operation, this.key);
+    this.pk = pk;
     this.requestHash = request.fingerprint();
     return { pk, fingerprint: this.requestHash };
   }
@@ -177,8 +186,13 @@ export class Attempt {
     this.admission = { kind: 'run', scope };
   }
 
-  /** Answers with a stored outcome, counted as a replay (or, for a queue, a suppressed duplicate). */
+  /**
+   * Answers with a stored outcome, counted as a replay (or, for a queue, a suppressed duplicate).
+   *
+   * @throws RecordUnreadableError when the outcome is not one the entry point can answer with
+   */
   replay(response: unknown): void {
+    this.assertReplayable(response);
     this.mark('replay', this.request.kind === 'message' ? MetricName.duplicateSuppressed : MetricName.replay);
     this.answerWith(response);
   }
@@ -188,6 +202,27 @@ export class Attempt {
     this.release();
     assertStoredResponse(response);
     this.admission = { kind: 'replay', response };
+  }
+
+  /**
+   * Counts an attempt refused because its record cannot be read: nothing runs and nothing is written, and the
+   * operator hears of it (the log line carries the reason, `JournalError` counts it).
+   */
+  unreadable(error: RecordUnreadableError): void {
+    this.mark('record_unreadable', MetricName.journalError);
+    this.trace.failure = error;
+  }
+
+  /**
+   * Ends an attempt whose invocation ended before its handler settled (see {@link endedBeforeSettling}). The outcome
+   * is unknown, not a failure: the handler may still be running (Lambda thaws a frozen container and it goes on), so
+   * the record stays held under its lease, and once that ends the takeover rules decide (a rerun only if no effect
+   * began). Nothing is written. Returns the error, for the caller to throw.
+   */
+  interrupt(error: unknown): unknown {
+    this.release();
+    this.trace.failure = error instanceof Error ? error : new Error(String(error));
+    return error;
   }
 
   /** Refuses the attempt with a typed error (or the unexpected error that stopped it). */
@@ -263,6 +298,7 @@ export class Attempt {
       else this.mark('released', MetricName.released);
     } catch (error) {
       if (error instanceof LeaseLostError) return this.mark('lease_lost');
+      if (error instanceof RecordUnreadableError) return this.unreadable(error);
       // The lease resolves it like a crash would: the error that made us abandon matters more.
       this.mark('journal_unavailable', MetricName.journalError);
     }
@@ -343,6 +379,11 @@ export class Attempt {
   private async completionFailed(error: unknown, response: unknown): Promise<RunResult> {
     const scope = this.scope;
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    if (error instanceof RecordUnreadableError) {
+      // The record changed into something the guard cannot read: it is left as it is for an operator.
+      this.unreadable(error);
+      throw error;
+    }
     if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
       this.trace.metrics.push(MetricName.commitConflict);
       try {
@@ -376,17 +417,47 @@ export class Attempt {
   private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
     this.mark('lease_lost');
     const stored = error.existing;
-    if (stored?.status === RecordStatus.completed && stored.response) return superseded(stored.response.value);
-    const current = await this.journal.get(this.scope.pk).catch(() => undefined);
-    if (current?.status === RecordStatus.completed && current.response) return superseded(current.response.value);
+    if (stored?.status === RecordStatus.completed && stored.response) return this.superseded(stored.response.value);
+    const current = await this.journal.get(this.scope.pk).catch((readError: unknown) => {
+      if (!(readError instanceof RecordUnreadableError)) return undefined;
+      this.unreadable(readError);
+      throw readError;
+    });
+    if (current?.status === RecordStatus.completed && current.response) return this.superseded(current.response.value);
     throw current?.status === RecordStatus.unknown
       ? new NeedsReviewError(current)
       : new InProgressError(this.settings.retryAfterSeconds, current);
   }
+
+  /** Another attempt's stored outcome, or the error its marker stands for. */
+  private superseded(response: unknown): RunResult {
+    this.assertReplayable(response);
+    assertStoredResponse(response);
+    return { kind: 'superseded', response };
+  }
+
+  /** Refuses a stored outcome the entry point cannot answer with (an HTTP response without a status, say). */
+  private assertReplayable(response: unknown): void {
+    if (isNotStoredMarker(response)) return;
+    try {
+      this.settings.assertReplayable?.(response, this.pk ?? '');
+    } catch (error) {
+      if (error instanceof RecordUnreadableError) this.unreadable(error);
+      throw error;
+    }
+  }
 }
 
-/** Another attempt's stored outcome, or the error its marker stands for. */
-function superseded(response: unknown): RunResult {
-  assertStoredResponse(response);
-  return { kind: 'superseded', response };
+/**
+ * Whether a handler's error says its invocation ended before the handler settled, so its promise
+ * may still be running: Middy's `timeoutEarly` (`@middy/core` rejects with its `TimeoutError` a few
+ * milliseconds before the Lambda deadline while the handler goes on; Lambda freezes the container
+ * and, when it is reused, the handler continues).
+ */
+export function endedBeforeSettling(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'TimeoutError' &&
+    (error.cause as { package?: unknown } | undefined)?.package === '@middy/core'
+  );
 }

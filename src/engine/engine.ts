@@ -1,8 +1,9 @@
-import { JournalUnavailableError, LeaseLostError, NeedsReviewError } from '../core/index.js';
+import { JournalUnavailableError, LeaseLostError, NeedsReviewError, RecordUnreadableError } from '../core/index.js';
 import { isClaimable, needsRecovery, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import {
   Attempt,
+  endedBeforeSettling,
   type AttemptRequest,
   type HandlerOutcome,
   type LambdaContextLike,
@@ -56,6 +57,8 @@ export class IdempotencyEngine {
       if (error instanceof JournalUnavailableError) {
         // Fail closed: the handler does not run when the journal cannot vouch for the key.
         attempt.mark('journal_unavailable', MetricName.journalError);
+      } else if (error instanceof RecordUnreadableError) {
+        attempt.unreadable(error);
       }
       attempt.refuse(error);
     }
@@ -67,7 +70,8 @@ export class IdempotencyEngine {
    * a context of its own (a guarded function called from a guarded handler keeps the
    * handler's scope apart). Throws the refusal's typed error, or the handler's error after
    * the record was released (or marked `UNKNOWN`); `onFailed` hears of it first, with the
-   * attempt's status.
+   * attempt's status. An invocation that ended before the handler settled (see
+   * {@link endedBeforeSettling}) leaves the record held: its outcome is unknown.
    */
   async run(request: AttemptRequest, context: LambdaContextLike, handler: GuardedHandler): Promise<RunResult> {
     const scoped = Object.create(context ?? null) as LambdaContextLike;
@@ -80,6 +84,7 @@ export class IdempotencyEngine {
       try {
         result = await handler.invoke(scoped);
       } catch (error) {
+        if (endedBeforeSettling(error)) throw attempt.interrupt(error);
         return await attempt.fail(error);
       }
       return await attempt.complete(handler.outcomeOf(result));

@@ -115,7 +115,7 @@ function canonicalJsonPieces(value: unknown, options: CanonicalJsonOptions = {})
     return text === undefined ? undefined : [text];
   }
   const fragments: string[] = [];
-  const text = write(value, { seen: new Set(), maxDepth, fragments }, 1);
+  const text = write(value, { seen: new Set(), maxDepth, fragments, path: ['$'] }, 1);
   if (text === undefined) return undefined;
   if (fragments.length === 0) return [text];
   // Between two marks stands the index of a fragment: odd pieces become fragments.
@@ -177,6 +177,8 @@ interface Writing {
   readonly seen: Set<object>;
   readonly maxDepth: number;
   readonly fragments: string[];
+  /** Where in the value the writing is, for errors: `$`, `$.amount`, `$.items[2]`. */
+  readonly path: string[];
 }
 
 /**
@@ -214,15 +216,26 @@ function write(value: unknown, writing: Writing, depth: number): string | undefi
   if (depth > writing.maxDepth) throw new NestedTooDeepError(writing.maxDepth);
   writing.seen.add(object);
   try {
-    return writeObject(object, (item) => write(item, writing, depth + 1));
+    return writeObject(object, writing.path, (item, step) => {
+      writing.path.push(step);
+      try {
+        return write(item, writing, depth + 1);
+      } finally {
+        writing.path.pop();
+      }
+    });
   } finally {
     writing.seen.delete(object);
   }
 }
 
-function writeObject(object: object, write: (item: unknown) => string | undefined): string | undefined {
+function writeObject(
+  object: object,
+  path: readonly string[],
+  write: (item: unknown, step: string) => string | undefined,
+): string | undefined {
   // Array.from reads holes as undefined, written null as JSON does.
-  if (Array.isArray(object)) return `[${Array.from(object, (item) => write(item) ?? 'null').join(',')}]`;
+  if (Array.isArray(object)) return `[${Array.from(object, (item, i) => write(item, `[${i}]`) ?? 'null').join(',')}]`;
   if (ArrayBuffer.isView(object))
     return `#${typeTag(object)}(${Buffer.from(object.buffer, object.byteOffset, object.byteLength).toString('hex')})`;
   if (
@@ -232,7 +245,7 @@ function writeObject(object: object, write: (item: unknown) => string | undefine
     return `#${typeTag(object)}(${Buffer.from(object).toString('hex')})`;
   }
   // Inside a Map or Set, undefined is content of its own, not JSON's null.
-  const content = (item: unknown) => write(item) ?? '#undefined';
+  const content = (item: unknown) => write(item, '[entry]') ?? '#undefined';
   if (object instanceof Map)
     return `#map[${sorted([...object].map(([key, item]) => `[${content(key)},${content(item)}]`))}]`;
   if (object instanceof Set) return `#set[${sorted([...object].map(content))}]`;
@@ -246,13 +259,30 @@ function writeObject(object: object, write: (item: unknown) => string | undefine
     throw new NotCanonicalError(`A ${typeTag(object)} has no content to compare`);
   }
   const withJson = object as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === 'function') return write(withJson.toJSON());
+  if (typeof withJson.toJSON === 'function') return write(withJson.toJSON(), '');
+  const keys = Object.keys(object);
+  const prototype = Object.getPrototypeOf(object);
+  if (keys.length === 0 && prototype !== Object.prototype && prototype !== null) {
+    // Its state is private (`#fields`, closures, non-enumerable properties): two different values would write alike.
+    const kind = (prototype as { constructor?: { name?: string } }).constructor?.name || typeTag(object);
+    throw new NotCanonicalError(
+      `The ${kind} at ${path.join('')} has no enumerable state to compare: give it a toJSON() or pass its content`,
+    );
+  }
   const members: string[] = [];
-  for (const key of Object.keys(object).sort()) {
-    const item = write((object as Record<string, unknown>)[key]);
-    if (item !== undefined) members.push(`${write(key)}:${item}`);
+  for (const key of keys.sort()) {
+    const item = write(
+      (object as Record<string, unknown>)[key],
+      /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`,
+    );
+    if (item !== undefined) members.push(`${memberName(key)}:${item}`);
   }
   return `{${members.join(',')}}`;
+}
+
+function memberName(key: string): string {
+  if (!isWellFormed(key)) throw new NotCanonicalError('Lone surrogate is not allowed');
+  return JSON.stringify(key);
 }
 
 function sorted(texts: string[]): string {

@@ -60,7 +60,8 @@ export interface GuardOptions extends TelemetryOptions {
    */
   readonly waitMs?: number;
   /**
-   * `Retry-After` sent with an in-progress answer, in seconds.
+   * `Retry-After` sent with an in-progress answer, in whole seconds (RFC 9110 delta-seconds: a
+   * fraction is refused when the guard is created).
    * @default 1
    */
   readonly retryAfterSeconds?: number;
@@ -114,6 +115,13 @@ export interface EngineSettings {
    * @default the response as it is
    */
   readonly storedFormOf: (response: unknown) => unknown;
+  /**
+   * Checks a stored outcome before the entry point answers with it (HTTP: a response with a
+   * status code), so a record that does not hold one is refused, not replayed.
+   * @throws RecordUnreadableError
+   * @default accepts every outcome
+   */
+  readonly assertReplayable?: (response: unknown, pk: string) => void;
   readonly localCache?: LocalCache;
   /**
    * `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see
@@ -211,6 +219,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
       'retryAfterSeconds',
       options.retryAfterSeconds,
       DEFAULT_GUARD_OPTIONS.retryAfterSeconds,
+      { integer: true },
     ),
     recover: readFunction(factory, 'recover', options.recover, undefined),
     effects,

@@ -1,6 +1,7 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
 export {
   Attempt,
+  endedBeforeSettling,
   type Admission,
   type AttemptRequest,
   type HandlerOutcome,

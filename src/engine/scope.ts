@@ -1,5 +1,6 @@
-import { IdempotencyError, InvalidOptionsError, sha256Hex } from '../core/index.js';
+import { IdempotencyError, InvalidOptionsError, sha256Hex, StagedWriteError } from '../core/index.js';
 import {
+  assertStageable,
   TRANSACTION_MAX_ITEMS,
   type Evidence,
   type Journal,
@@ -114,6 +115,8 @@ export class AttemptScope implements IdempotencyScope {
 
   stage(...items: TransactItem[]): void {
     this.ensureRoom(items.length);
+    // Refused here, where the handler makes the mistake: at the commit it would be blamed on the journal.
+    items.forEach((item, i) => assertStageable(item, this.staged.length + i));
     this.staged.push(...items);
   }
 
@@ -122,6 +125,13 @@ export class AttemptScope implements IdempotencyScope {
       throw new InvalidOptionsError('publish() needs an event with a non-empty string type');
     }
     this.ensureRoom(1);
+    try {
+      JSON.stringify(event.detail ?? null);
+    } catch (error) {
+      throw new StagedWriteError(`outbox event #${this.outbox.length}`, `its detail is not JSON: ${error}`, {
+        cause: error,
+      });
+    }
     const eventId = this.stableId('event', String(this.outbox.length));
     this.outbox.push({
       eventId,

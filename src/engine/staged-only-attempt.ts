@@ -3,20 +3,19 @@ import {
   JournalUnavailableError,
   NeedsReviewError,
   PayloadMismatchError,
+  RecordUnreadableError,
   StagedOnlyError,
   UniqueConflictError,
   WriteConflictError,
 } from '../core/index.js';
 import {
   isClaimableByCommit,
-  isExpired,
   needsRecovery,
   newLeaseToken,
   RecordStatus,
   type Evidence,
   type Journal,
   type JournalRecord,
-  type StagedCommit,
   type StagedCommitResult,
 } from '../journal/index.js';
 import { MetricName, type AttemptStatus, type AttemptTrace } from '../telemetry/index.js';
@@ -86,6 +85,8 @@ export interface StagedOnlyHost {
   mismatch(record?: JournalRecord): PayloadMismatchError;
   /** Refuses the attempt: another attempt holds its key. */
   inProgress(record?: JournalRecord): InProgressError;
+  /** Counts an attempt whose record cannot be read. */
+  unreadable(error: RecordUnreadableError): void;
 }
 
 /**
@@ -116,20 +117,18 @@ export class StagedOnlyCommit {
       return { kind: 'ran', response: outcome.response };
     }
     const { clock } = this.settings;
-    let over: StagedCommit['over'] = 'absent';
-    let replaced: JournalRecord | undefined;
     for (let races = 0; ;) {
       let sent: Stored<StagedCommitResult>;
       try {
         // Refused before anything was sent, a response that cannot be kept commits as a marker with the writes.
-        sent = await storeOrMark(outcome.response, (stored) => this.send(stored, over));
+        sent = await storeOrMark(outcome.response, (stored) => this.send(stored));
       } catch (error) {
         throw this.failed(error);
       }
       const { result, stored, unserializable } = sent;
       if (result.kind === 'committed') {
         if (unserializable) throw unserializable;
-        return this.committed(stored, replaced, outcome.response);
+        return this.committed(stored, outcome.response);
       }
       let found: JournalRecord | undefined;
       if (result.kind === 'refused') {
@@ -143,19 +142,16 @@ export class StagedOnlyCommit {
           throw this.failed(error);
         });
         // An SDK resend of ours, cancelled by our own commit still in flight: the record is ours.
-        if (found?.leaseToken === this.scope.leaseToken) return this.committed(stored, replaced, outcome.response);
+        if (found?.leaseToken === this.scope.leaseToken) return this.committed(stored, outcome.response);
       }
-      if (!found) continue;
-      if (!isClaimableByCommit(found, clock())) return this.decide(found);
-      // Past its expiresAt, or left by a leased attempt before any effect: commit again, over that record only.
-      if (over === 'claimable' && result.kind === 'refused' && ++races > MAX_COMMIT_RACES)
+      if (found && !isClaimableByCommit(found, clock())) return this.decide(found);
+      // Gone, or claimable since the commit was refused (it changed in between): commit again.
+      if (result.kind === 'refused' && ++races > MAX_COMMIT_RACES)
         throw this.failed(new JournalUnavailableError('The commit kept meeting changed records'));
-      over = 'claimable';
-      replaced = found;
     }
   }
 
-  private send(response: unknown, over: StagedCommit['over']): Promise<StagedCommitResult> {
+  private send(response: unknown): Promise<StagedCommitResult> {
     const { scope } = this;
     return this.host.journal.commitStaged({
       pk: scope.pk,
@@ -165,21 +161,16 @@ export class StagedOnlyCommit {
       response,
       ttlSeconds: this.settings.ttlSeconds,
       writes: { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox },
-      over,
     });
   }
 
-  private committed(
-    stored: unknown,
-    replaced: JournalRecord | undefined,
-    response: unknown,
-  ): { kind: 'ran'; response: unknown } {
-    const { clock } = this.settings;
+  /**
+   * The commit landed. A transaction returns nothing on success, so a record it replaced (past its `expiresAt`, or an
+   * abandoned lease) is not known here: the attempt counts as new.
+   */
+  private committed(stored: unknown, response: unknown): { kind: 'ran'; response: unknown } {
     const { host, scope } = this;
-    if (!replaced) host.mark('new', MetricName.newRequest);
-    else if (isExpired(replaced.expiresAtEpochSeconds, clock()))
-      host.mark('expired', MetricName.newRequest, MetricName.expiredKeyRetry);
-    else host.mark('recovered', MetricName.newRequest, MetricName.leaseTakeover);
+    host.mark('new', MetricName.newRequest);
     host.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
     rememberCompleted(this.settings, scope, stored);
     return { kind: 'ran', response };
@@ -208,6 +199,8 @@ export class StagedOnlyCommit {
       this.host.mark('conflict', MetricName.commitConflict);
     // Fail closed: nothing committed, and the caller's retry runs again.
     else if (error instanceof JournalUnavailableError) this.host.mark('journal_unavailable', MetricName.journalError);
+    // The record in the way cannot be read: nothing committed, and it is left for an operator.
+    else if (error instanceof RecordUnreadableError) this.host.unreadable(error);
     // A staged write DynamoDB refused: the handler's failure, and nothing was written.
     else this.host.mark('released', MetricName.released);
     return error;

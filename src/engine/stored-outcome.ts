@@ -20,6 +20,11 @@ export function notStoredMarker(error: ResponseTooLargeError | ResponseNotSerial
   };
 }
 
+/** Whether a stored response is the marker of one that was not stored. */
+export function isNotStoredMarker(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && MARKER in response;
+}
+
 /** Throws the error a stored response stands for when it is the marker of one that was not stored. */
 export function assertStoredResponse(response: unknown): void {
   const marker =

@@ -24,6 +24,7 @@ export {
   StagedOnlyError,
   ResponseNotSerializableError,
   StagedWriteError,
+  RecordUnreadableError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   NO_TENANT,

@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import {
+  IdempotencyError,
   InvalidOptionsError,
-  JournalUnavailableError,
   readFunction,
   readBoolean,
   readString,
@@ -10,6 +10,7 @@ import {
   scopePart,
 } from '../core/index.js';
 import {
+  endedBeforeSettling,
   fingerprintOf,
   IdempotencyEngine,
   resolveGuardOptions,
@@ -21,7 +22,9 @@ import { MetricDimension, Telemetry } from '../telemetry/index.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView, readKeyHeader } from './http-event.js';
 import {
   ALWAYS_REPLAYED_HEADERS,
+  assertHttpResponse,
   isStorableStatus,
+  SCOPE_ERROR_CODES,
   normalizeResponse,
   replayResponse,
   storedForm,
@@ -147,7 +150,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
   const engine = new IdempotencyEngine(
-    { ...settings, storedFormOf, legacyLookup },
+    { ...settings, storedFormOf, legacyLookup, assertReplayable: assertHttpResponse },
     new Telemetry(MetricDimension.operation, options),
   );
   const answers = new ProblemAnswers(FACTORY, options.statusCodes, typePrefix, settings.retryAfterSeconds);
@@ -258,6 +261,13 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
+    if (endedBeforeSettling(request.error)) {
+      // The handler may still be running: its record stays held under its lease, and Middy's error travels on. This
+      // comes before any response another middleware set, which must not let the key go either.
+      attempt.interrupt(request.error);
+      attempt.finish({ responseCode: (request.response as HttpResponse | undefined)?.statusCode });
+      return;
+    }
     try {
       if (request.response !== undefined) {
         // Another middleware already turned the error into a response: it stays as it is.
@@ -267,10 +277,8 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
         request.response = replayResponse((await attempt.fail(request.error)).response as HttpResponse);
       }
     } catch (error) {
-      // The journal failing under this attempt's own calls (beginEffect, heartbeat) is a 503, not a crash. Other guard
-      // errors from inside the handler (a nested guard's mismatch, say) are not this request's answer.
-      if (error !== request.error || error instanceof JournalUnavailableError)
-        request.response = answers.answerFor(error, flavor);
+      const raisedByScope = error instanceof IdempotencyError && SCOPE_ERROR_CODES.has(error.code);
+      if (error !== request.error || raisedByScope) request.response = answers.answerFor(error, flavor);
     }
     attempt.finish({ responseCode: (request.response as HttpResponse | undefined)?.statusCode ?? 500 });
   };

@@ -1,6 +1,7 @@
 import {
   assertKnownOptions,
   readNumber,
+  RecordUnreadableError,
   ResponseNotSerializableError,
   ERROR_CODES,
   IdempotencyError,
@@ -82,6 +83,28 @@ function kept<T>(headers: Record<string, T>, replayHeaders: ReadonlySet<string>)
   return out;
 }
 
+/**
+ * Refuses a stored outcome that is no HTTP response (no status code, a body that is not a
+ * string, headers that are not a map): a record holding one cannot be replayed faithfully.
+ *
+ * @throws RecordUnreadableError
+ */
+export function assertHttpResponse(stored: unknown, pk: string): void {
+  const response = stored as Partial<HttpResponse> | null;
+  const isMap = (value: unknown) => value === undefined || (typeof value === 'object' && value !== null);
+  const problem =
+    typeof response !== 'object' || response === null
+      ? 'is not an HTTP response'
+      : !Number.isInteger(response.statusCode) || response.statusCode! < 100 || response.statusCode! > 599
+        ? 'has no HTTP status code'
+        : response.body !== undefined && typeof response.body !== 'string'
+          ? 'has a body that is not a string'
+          : !isMap(response.headers) || !isMap(response.multiValueHeaders)
+            ? 'has headers that are not a map'
+            : undefined;
+  if (problem) throw new RecordUnreadableError(pk, `its stored response ${problem}`);
+}
+
 /** The answer to a replay: the stored response plus `Idempotent-Replayed: true`. */
 export function replayResponse(stored: HttpResponse): HttpResponse {
   // A response in multi-value form (ALB with multi-value headers) carries the marker the same way.
@@ -95,7 +118,11 @@ export function replayResponse(stored: HttpResponse): HttpResponse {
 /** Default prefix of problem `type` URIs. */
 export const DEFAULT_PROBLEM_TYPE_PREFIX = 'urn:idemkit:problem:';
 
-/** Status codes of the guard's own answers. */
+/**
+ * Status codes of the guard's own answers. Answers a retry cannot change (`mismatch`,
+ * `writeConflict`, `uniqueConflict`, `needsReview`) carry no `Retry-After` whatever their
+ * status; `inProgress` and `journalUnavailable` carry one.
+ */
 export interface StatusCodes {
   /** @default 400 */
   readonly missingKey?: number;
@@ -107,6 +134,14 @@ export interface StatusCodes {
   readonly inProgress?: number;
   /** @default 409 */
   readonly needsReview?: number;
+  /** @default 409 */
+  readonly uniqueConflict?: number;
+  /** @default 409 */
+  readonly writeConflict?: number;
+  /** @default 503 */
+  readonly journalUnavailable?: number;
+  /** @default 500 */
+  readonly recordUnreadable?: number;
 }
 
 /** Which error code each configurable status code answers. */
@@ -116,17 +151,33 @@ const CONFIGURABLE: Readonly<Record<keyof StatusCodes, ErrorCode>> = Object.free
   mismatch: 'idempotency-key-reused',
   inProgress: 'request-in-progress',
   needsReview: 'needs-review',
+  uniqueConflict: 'uniqueness-conflict',
+  writeConflict: 'write-conflict',
+  journalUnavailable: 'journal-unavailable',
+  recordUnreadable: 'record-unreadable',
 });
 
 /** Error codes the guard answers as problems; any other error travels on to the other middlewares. */
 const ANSWERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ...Object.values(CONFIGURABLE),
   'invalid-request',
-  'uniqueness-conflict',
-  'write-conflict',
-  'journal-unavailable',
   'response-too-large',
   'response-not-serializable',
+  'staged-write-failed',
+  'too-many-writes',
+]);
+
+/**
+ * Codes of errors the guard's own scope raises inside the handler (a lease call meeting the
+ * journal down, a staged item DynamoDB cannot hold): this request's answer even when the handler
+ * lets them through. Other guard errors from inside the handler (a nested guard's mismatch, say)
+ * are not.
+ */
+export const SCOPE_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'journal-unavailable',
+  'staged-write-failed',
+  'too-many-writes',
+  'record-unreadable',
 ]);
 
 /** The guard's problem answers: RFC 9457 `application/problem+json`, in the event's own response flavor. */

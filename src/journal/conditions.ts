@@ -15,19 +15,23 @@ import { RecordStatus } from './schema.js';
  */
 export const JournalCondition = Object.freeze({
   /**
-   * The key is free to claim: absent, or past `expiresAt` and not under a live lease
-   * (mirrors `isClaimable`). Reservation.
+   * The key is free to claim: absent, or past `expiresAt` and completed or in progress under an
+   * ended lease (mirrors `isClaimable`). A status the guard does not know is never claimed: it
+   * may stand for an effect that happened. Reservation.
    */
   claimable:
-    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs))',
+    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs)))',
   /**
    * The staged-only commit over a record found: claimable, or in progress under an ended lease
    * whose holder began no effect (that holder's later writes are fenced out by the new token).
    */
   stagedCommitClaimable:
-    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
-  /** Takeover: the token read still holds the record, it is not completed, and its lease ended or it is `UNKNOWN`. */
-  takeOver: 'leaseToken = :old AND #status <> :completed AND (leaseUntil < :now OR #status = :unknown)',
+    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
+  /**
+   * Takeover: the token read still holds the record, and it is in progress under an ended lease, or `UNKNOWN`; never a
+   * record in a state the guard does not know.
+   */
+  takeOver: 'leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :now) OR #status = :unknown)',
   /** Marking an abandoned record `UNKNOWN`: the token read still holds it, in progress, with its lease ended. */
   abandonedLease: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now',
   /** Heartbeat, beginEffect, recordEvidence, markUnknown: the caller still holds the lease. */
@@ -54,6 +58,7 @@ export function claimParameters(nowEpochMs: number) {
       ':nowSeconds': Math.floor(nowEpochMs / 1000),
       ':nowMs': nowEpochMs,
       ':inProgress': RecordStatus.inProgress,
+      ':completed': RecordStatus.completed,
     } as Record<string, unknown>,
   };
 }

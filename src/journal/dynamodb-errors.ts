@@ -1,6 +1,6 @@
 import { LeaseLostError, StagedWriteError, UniqueConflictError, WriteConflictError } from '../core/index.js';
 import type { CompletionWrites, TransactItem } from './journal.js';
-import { cancellationReasonsOf, itemOf, toJournalError, type AwsError } from './item-calls.js';
+import { cancellationReasonsOf, itemOf, tableOf, toJournalError, type AwsError } from './item-calls.js';
 import { recordFromItem } from './record-item.js';
 
 /** Cancellation reasons that a retry of the same transaction may not meet: the journal's kind of trouble. */
@@ -87,8 +87,4 @@ function requestFailure(error: unknown, layout: CompletionLayout, stagedOffset: 
       ? `staged write #${index - stagedOffset} (table ${named[0]})`
       : `a staged write to one of the tables ${named.join(', ')}`;
   return new StagedWriteError(item, reason, { cause: error });
-}
-
-function tableOf(item: TransactItem | undefined): string {
-  return (item?.Put ?? item?.Update ?? item?.Delete ?? item?.ConditionCheck)?.TableName ?? '?';
 }

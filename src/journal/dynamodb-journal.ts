@@ -133,7 +133,6 @@ export class DynamoDBJournal implements Journal {
           ':until': now + leaseMs,
           ':one': 1,
           ':now': now,
-          ':completed': RecordStatus.completed,
           ':unknown': RecordStatus.unknown,
           ':inProgress': RecordStatus.inProgress,
         },

@@ -25,7 +25,7 @@ export {
 } from './record-lifetime.js';
 export { journalOperationOf, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
-export { TRANSACTION_MAX_ITEMS } from './staged-commit.js';
+export { assertStageable, TRANSACTION_MAX_ITEMS } from './staged-commit.js';
 export { recordFromItem } from './record-item.js';
 export { JournalCondition } from './conditions.js';
 export { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';

@@ -257,7 +257,18 @@ async function backOff(attempt: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
 }
 
-function toTransactWriteItem(entry: TransactItem): TransactWriteItem {
+/** The table a DocumentClient-style transaction entry writes to (`'?'` for an entry of no known kind). */
+export function tableOf(entry: TransactItem | undefined): string {
+  return (entry?.Put ?? entry?.Update ?? entry?.Delete ?? entry?.ConditionCheck)?.TableName ?? '?';
+}
+
+/**
+ * A DocumentClient-style transaction entry in DynamoDB's wire format.
+ *
+ * @throws InvalidOptionsError for an entry that is none of Put, Update, Delete or ConditionCheck; util-dynamodb's error
+ *   for a value it cannot marshal (a `Date`, a class instance)
+ */
+export function toTransactWriteItem(entry: TransactItem): TransactWriteItem {
   const values = (e: { ExpressionAttributeValues?: Record<string, unknown> }) => toValues(e.ExpressionAttributeValues);
   if (entry.Put)
     return { Put: { ...entry.Put, Item: toMap(entry.Put.Item), ExpressionAttributeValues: values(entry.Put) } };

@@ -90,12 +90,6 @@ export interface StagedCommit {
   readonly response: unknown;
   readonly ttlSeconds: number;
   readonly writes: CompletionWrites;
-  /**
-   * What may already be there: `absent` commits only a new key (the cheapest condition, and a
-   * found record comes back); `claimable` also commits over a record past its `expiresAt` or
-   * left by a leased attempt that vanished before any effect.
-   */
-  readonly over: 'absent' | 'claimable';
 }
 
 /**
@@ -152,7 +146,8 @@ export interface Journal {
   resolve(pk: string, resolution: Resolution): Promise<void>;
   /**
    * One transaction: the handler's writes with a `COMPLETED` record, on condition that the
-   * record is absent (or claimable, per `commit.over`) (`effects: 'staged-only'`).
+   * record is absent, past its `expiresAt`, or left by a leased attempt that vanished before any
+   * effect (`effects: 'staged-only'`); otherwise the record found comes back.
    *
    * @throws ResponseTooLargeError before anything is sent when the response does not fit in the
    *   transaction; UniqueConflictError, WriteConflictError when a claim or a staged write's own

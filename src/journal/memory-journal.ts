@@ -91,7 +91,7 @@ export class MemoryJournal implements Journal {
     const record = this.fenced(
       pk,
       expectedToken,
-      (r) => r.status !== RecordStatus.completed && (r.leaseUntilEpochMs < now || r.status === RecordStatus.unknown),
+      (r) => (r.status === RecordStatus.inProgress && r.leaseUntilEpochMs < now) || r.status === RecordStatus.unknown,
     );
     Object.assign(record, {
       status: RecordStatus.inProgress,
@@ -201,8 +201,7 @@ export class MemoryJournal implements Journal {
     const { record } = stagedCommitItems(commit, now);
     const stored = storedCopy(commit.response);
     const existing = this.records.get(commit.pk);
-    if (existing && !(commit.over === 'claimable' && isClaimableByCommit(existing, now)))
-      return { kind: 'refused', record: copy(existing) };
+    if (existing && !isClaimableByCommit(existing, now)) return { kind: 'refused', record: copy(existing) };
     this.commitWrites(commit.pk, commit.writes, now);
     this.records.set(commit.pk, { ...recordFromItem(record), response: stored });
     return { kind: 'committed' };

@@ -1,6 +1,7 @@
 import type { Evidence, JournalRecord, ReserveRequest } from './journal.js';
 import { leaseAwareExpiry, newLeaseToken } from './record-lifetime.js';
-import { inlineResponseOf } from './stored-response.js';
+import { storedResponseOf } from './stored-response.js';
+import { RecordUnreadableError } from '../core/index.js';
 import { RecordAttribute as A, RecordKind, RecordPrefix, RecordStatus, type JournalItem } from './schema.js';
 
 export type { JournalItem } from './schema.js';
@@ -56,25 +57,58 @@ export function reservationItem(request: ReserveRequest, nowEpochMs: number): Jo
   });
 }
 
+/** The statuses a record may hold; any other value (or none) makes it unreadable. */
+const KNOWN_STATUSES: ReadonlySet<unknown> = new Set(Object.values(RecordStatus));
+
 /**
  * Decodes a journal item into a record. A chunked response is left out (`response`
  * undefined): the DynamoDB journal fetches the chunks only when it replays.
+ *
+ * @throws RecordUnreadableError for a status the guard does not know (or none), an attribute
+ *   of the wrong type, or a stored response that does not decode: the guard fails closed on it
  */
 export function recordFromItem(item: JournalItem): JournalRecord {
-  const expiresAt = item[A.expiresAt];
+  const pk = item[A.pk];
+  if (typeof pk !== 'string') throw new RecordUnreadableError(undefined, 'it has no string key');
+  const unreadable = (reason: string) => new RecordUnreadableError(pk, reason);
+  const status = item[A.status];
+  if (!KNOWN_STATUSES.has(status)) {
+    throw unreadable(
+      status === undefined ? 'it has no status' : `status ${JSON.stringify(status)} is not one the guard knows`,
+    );
+  }
+  const text = (name: string): string => {
+    const value = item[name];
+    if (typeof value !== 'string') throw unreadable(`attribute '${name}' is not a string`);
+    return value;
+  };
+  const number = (name: string, fallback?: number): number => {
+    const value = item[name] ?? fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw unreadable(`attribute '${name}' is not a number`);
+    return value;
+  };
+  const evidence = item[A.evidence] ?? {};
+  if (typeof evidence !== 'object' || evidence === null || Array.isArray(evidence))
+    throw unreadable(`attribute '${A.evidence}' is not a map`);
+  const effectStarted = item[A.effectStarted] ?? false;
+  if (typeof effectStarted !== 'boolean') throw unreadable(`attribute '${A.effectStarted}' is not a boolean`);
+  const effectName = item[A.effectName];
+  if (effectName !== undefined && typeof effectName !== 'string')
+    throw unreadable(`attribute '${A.effectName}' is not a string`);
+  const createdAtEpochMs = number(A.createdAt, 0);
   return {
-    pk: item[A.pk] as string,
-    status: (item[A.status] as RecordStatus | undefined) ?? RecordStatus.inProgress,
-    fingerprint: (item[A.fingerprint] as string | undefined) ?? '',
-    leaseToken: (item[A.leaseToken] as string | undefined) ?? '',
-    leaseUntilEpochMs: Number(item[A.leaseUntil] ?? 0),
-    attempt: Number(item[A.attempt] ?? 1),
-    createdAtEpochMs: Number(item[A.createdAt] ?? 0),
-    updatedAtEpochMs: Number(item[A.updatedAt] ?? 0),
-    expiresAtEpochSeconds: expiresAt === undefined ? undefined : Number(expiresAt),
-    response: inlineResponseOf(item),
-    evidence: (item[A.evidence] as Evidence | undefined) ?? {},
-    effectStarted: item[A.effectStarted] === true,
-    effectName: item[A.effectName] as string | undefined,
+    pk,
+    status: status as RecordStatus,
+    fingerprint: text(A.fingerprint),
+    leaseToken: text(A.leaseToken),
+    leaseUntilEpochMs: number(A.leaseUntil),
+    attempt: number(A.attempt, 1),
+    createdAtEpochMs,
+    updatedAtEpochMs: number(A.updatedAt, createdAtEpochMs),
+    expiresAtEpochSeconds: item[A.expiresAt] === undefined ? undefined : number(A.expiresAt),
+    response: storedResponseOf(item, pk, status as RecordStatus),
+    evidence: evidence as Evidence,
+    effectStarted,
+    effectName,
   };
 }

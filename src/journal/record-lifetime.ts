@@ -34,15 +34,18 @@ export function isExpired(expiresAtEpochSeconds: number | undefined, nowEpochMs:
 
 /**
  * Whether a reservation may claim over an existing record: past its `expiresAt` (whatever
- * DynamoDB TTL has done with it), unless an attempt still holds a live lease on it, which a
- * `ttlSeconds` shorter than the lease must not cut short.
+ * DynamoDB TTL has done with it) and completed, or in progress under an ended lease — a live
+ * lease is never cut short by a `ttlSeconds` shorter than it, and a status the guard does not
+ * know is never claimed.
  */
 export function isClaimable(
   record: Pick<JournalRecord, 'expiresAtEpochSeconds' | 'status' | 'leaseUntilEpochMs'>,
   nowEpochMs: number,
 ): boolean {
-  const liveLease = record.status === RecordStatus.inProgress && record.leaseUntilEpochMs >= nowEpochMs;
-  return isExpired(record.expiresAtEpochSeconds, nowEpochMs) && !liveLease;
+  const settled =
+    record.status === RecordStatus.completed ||
+    (record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < nowEpochMs);
+  return isExpired(record.expiresAtEpochSeconds, nowEpochMs) && settled;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { claimParameters, JournalCondition } from './conditions.js';
-import { ResponseTooLargeError } from '../core/index.js';
+import { ResponseTooLargeError, StagedWriteError } from '../core/index.js';
 import { completionTransaction, outboxItem, transactionToken, uniqueItem } from './completion-writes.js';
 import type { CompletionWrites, StagedCommit, TransactItem, StagedCommitResult } from './journal.js';
 import { newRecordItem, recordFromItem } from './record-item.js';
@@ -13,23 +13,31 @@ import {
   type ResponseChunks,
 } from './stored-response.js';
 import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
-import { cancellationReasonsOf, itemOf, type AwsError, type ItemCalls } from './item-calls.js';
+import {
+  cancellationReasonsOf,
+  itemOf,
+  toJournalError,
+  tableOf,
+  toTransactWriteItem,
+  type AwsError,
+  type ItemCalls,
+} from './item-calls.js';
 
 /** Most items one `TransactWriteItems` may carry (DynamoDB's limit). */
 export const TRANSACTION_MAX_ITEMS = 100;
+/** Largest item DynamoDB stores (names and values), in bytes. */
+const ITEM_MAX_BYTES = 400 * 1024;
 /** Most bytes of items one `TransactWriteItems` may carry (DynamoDB's 4 MB limit). */
 const TRANSACTION_MAX_BYTES = 4 * 1024 * 1024;
 /** Room kept below the 4 MB limit: the size of a staged `Update` is estimated from its key and values. */
 const TRANSACTION_MARGIN_BYTES = 64 * 1024;
 
 /**
- * The condition of the record's `Put` in a staged commit. Over `absent` it is the cheapest one
- * DynamoDB evaluates (a new key is the common case, and a record found comes back to decide
- * on); over `claimable` it is `isClaimableByCommit` in DynamoDB's words.
+ * The condition of the record's `Put` in a staged commit: `isClaimableByCommit` in DynamoDB's
+ * words, so a new key, a record past its `expiresAt` and an abandoned lease are all claimed by
+ * the first transaction; any other record comes back to decide on.
  */
-function stagedCommitCondition(over: StagedCommit['over'], nowEpochMs: number) {
-  if (over === 'absent')
-    return { ConditionExpression: JournalCondition.itemAbsent, ExpressionAttributeNames: { '#pk': 'pk' } };
+function stagedCommitCondition(nowEpochMs: number) {
   const { ExpressionAttributeNames, ExpressionAttributeValues } = claimParameters(nowEpochMs);
   return {
     ConditionExpression: JournalCondition.stagedCommitClaimable,
@@ -79,6 +87,26 @@ export function stagedCommitItems(commit: StagedCommit, nowEpochMs: number): Sta
     [record, ...chunks].reduce((sum, item) => sum + itemBytes(item), 0) + writesBytes(commit.pk, writes, nowEpochMs);
   if (bytes > TRANSACTION_MAX_BYTES - TRANSACTION_MARGIN_BYTES) throw new ResponseTooLargeError(bytes);
   return { record, chunks };
+}
+
+/**
+ * Refuses, when the handler stages it, a write DynamoDB could not take: a value the SDK cannot
+ * marshal (a `Date`, a class instance), an entry of no known kind, or an item over 400 KB. It
+ * is the handler's error, raised where it is made, so the commit never fails for it later and
+ * is never mistaken for the journal's.
+ *
+ * @throws StagedWriteError naming the write (`staged write #<index> (table <name>)`)
+ */
+export function assertStageable(entry: TransactItem, index: number): void {
+  const item = () => `staged write #${index} (table ${tableOf(entry)})`;
+  try {
+    toTransactWriteItem(entry);
+  } catch (error) {
+    throw new StagedWriteError(item(), `it cannot be sent to DynamoDB: ${(error as Error).message}`, { cause: error });
+  }
+  const bytes = stagedBytes(entry);
+  if (bytes > ITEM_MAX_BYTES)
+    throw new StagedWriteError(item(), `it is ${bytes} bytes, over DynamoDB's ${ITEM_MAX_BYTES}-byte item limit`);
 }
 
 function writesBytes(pk: string, writes: CompletionWrites, nowEpochMs: number): number {
@@ -146,7 +174,7 @@ export async function commitStagedOnDynamoDB(
   const { tableName, calls } = target;
   const { writes } = commit;
   const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
-  const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(commit.over, nowEpochMs) };
+  const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(nowEpochMs) };
   const items = completionTransaction(
     tableName,
     { Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as unknown as TransactItem['Put'] },
@@ -161,12 +189,32 @@ export async function commitStagedOnDynamoDB(
     return { kind: 'committed' };
   } catch (error) {
     const held = recordHeld(error);
-    if (!held) return classify(error, { tableName, items, writes });
+    if (!held) {
+      await assertJournalExists(calls, commit.pk, error);
+      return classify(error, { tableName, items, writes });
+    }
     const found = recordFromItem(held);
     // A resend of ours that had landed, once the token's window is over: the record is our own.
     if (found.leaseToken === commit.commitToken) return { kind: 'committed' };
     const replayable = found.status === RecordStatus.completed && found.fingerprint === commit.fingerprint;
     return { kind: 'refused', record: replayable ? await target.chunks.attach(held, found) : found };
+  }
+}
+
+/**
+ * A missing table named by no one (DynamoDB's `ResourceNotFoundException` does not say which
+ * table of a transaction it is about) is the journal's when the journal's own table cannot be
+ * read either: in this mode the commit is the journal's first call, so a misnamed journal table
+ * shows up here and must be reported as the journal's outage, not blamed on a staged write.
+ *
+ * @throws JournalUnavailableError when the journal's table is missing
+ */
+async function assertJournalExists(calls: ItemCalls, pk: string, error: unknown): Promise<void> {
+  if ((error as AwsError)?.name !== 'ResourceNotFoundException') return;
+  try {
+    await calls.get('get', { pk });
+  } catch (probe) {
+    if ((probe as AwsError)?.name === 'ResourceNotFoundException') throw toJournalError(error, 'commitStaged');
   }
 }
 

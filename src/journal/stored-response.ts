@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
+import { RecordUnreadableError, ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
 import { toJournalError, type ItemCalls } from './item-calls.js';
 import type { JournalRecord } from './journal.js';
-import { chunkPk, RecordAttribute, RecordKind, type JournalItem } from './schema.js';
+import { chunkPk, RecordAttribute, RecordKind, RecordStatus, type JournalItem } from './schema.js';
 
 /**
  * The stored response: how a handler's outcome becomes item attributes (JSON, gzip, or chunk
@@ -85,11 +85,22 @@ function wrappedJson(value: unknown): string {
 /**
  * What a replay gets from a response stored inline: the JSON text, or its gzip bytes.
  *
+ * @throws RecordUnreadableError when the payload is not gzip (where it says so), not JSON, or not a stored outcome
  * @example parseStored(responseJson({ ok: true })) // { value: { ok: true } }
  */
-export function parseStored(payload: string | Uint8Array): StoredValue {
-  const text = typeof payload === 'string' ? payload : gunzipSync(payload).toString('utf8');
-  return JSON.parse(text) as StoredValue;
+export function parseStored(payload: string | Uint8Array, pk?: string): StoredValue {
+  let parsed: unknown;
+  try {
+    const text = typeof payload === 'string' ? payload : gunzipSync(payload).toString('utf8');
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new RecordUnreadableError(pk, `its stored response does not decode (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new RecordUnreadableError(pk, 'its stored response is not a stored outcome');
+  return parsed as StoredValue;
 }
 
 /** The record item's attributes holding an encoded response (inline, or the number of chunk items). */
@@ -100,11 +111,26 @@ export function responseAttributes(encoded: EncodedResponse): JournalItem {
   return { [responseEncoding]: 'chunked', [responseChunks]: encoded.chunks.length };
 }
 
-/** The response an item holds inline; undefined when it holds none or keeps it in chunk items. */
-export function inlineResponseOf(item: JournalItem): StoredValue | undefined {
+/**
+ * The response an item holds inline; undefined while it holds none (in progress, `UNKNOWN`) or
+ * keeps it in chunk items. A completed record always says how its response is stored.
+ *
+ * @throws RecordUnreadableError for a response that does not decode, an encoding the guard does not know, or a
+ *   completed record without a response
+ */
+export function storedResponseOf(item: JournalItem, pk: string, status: string): StoredValue | undefined {
   const encoding = item[RecordAttribute.responseEncoding];
-  if (encoding !== 'json' && encoding !== 'gzip') return undefined;
-  return parseStored(item[RecordAttribute.response] as string | Uint8Array);
+  const payload = item[RecordAttribute.response];
+  if (encoding === 'json' && typeof payload === 'string') return parseStored(payload, pk);
+  if (encoding === 'gzip' && payload instanceof Uint8Array) return parseStored(payload, pk);
+  if (encoding === 'chunked' && Number.isInteger(item[RecordAttribute.responseChunks])) return undefined;
+  if (encoding === undefined && status !== RecordStatus.completed) return undefined;
+  throw new RecordUnreadableError(
+    pk,
+    encoding === undefined
+      ? 'it is completed without a stored response'
+      : `its stored response (encoding ${JSON.stringify(encoding)}) cannot be read`,
+  );
 }
 
 /**
@@ -147,9 +173,8 @@ export class ResponseChunks {
       throw toJournalError(error, 'readChunks');
     }
     const chunks = keys.map(({ pk }) => found.get(pk));
-    if (chunks.some((chunk) => chunk === undefined)) {
-      throw toJournalError(new Error('Missing response chunks for a completed record'), 'readChunks');
-    }
-    return { ...record, response: parseStored(Buffer.concat(chunks as Uint8Array[])) };
+    if (chunks.some((chunk) => !(chunk instanceof Uint8Array)))
+      throw new RecordUnreadableError(record.pk, `chunks of its stored response are missing`);
+    return { ...record, response: parseStored(Buffer.concat(chunks as Uint8Array[]), record.pk) };
   }
 }

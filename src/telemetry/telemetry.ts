@@ -167,7 +167,8 @@ export type AttemptStatus =
   | 'invalid_key'
   | 'conflict'
   | 'lease_lost'
-  | 'journal_unavailable';
+  | 'journal_unavailable'
+  | 'record_unreadable';
 
 /** What happened during one guarded attempt, filled in by the engine and the entry point. */
 export interface AttemptTrace {

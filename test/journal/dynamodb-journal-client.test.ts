@@ -75,7 +75,6 @@ describe('DynamoDBJournal clients', () => {
         fingerprint: 'f',
         commitToken: randomUUID(),
         createdAtEpochMs: now,
-        over: 'absent',
         response: 'ok',
         ttlSeconds: 60,
         writes: { staged: [], uniqueClaims: [], outbox: [] },

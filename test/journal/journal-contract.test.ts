@@ -285,7 +285,6 @@ describe.each([
         fingerprint?: string;
         response?: unknown;
         writes?: Partial<CompletionWrites>;
-        over?: 'absent' | 'claimable';
       } = {},
     ) =>
       s.journal.commitStaged({
@@ -296,7 +295,6 @@ describe.each([
         response: options.response ?? { statusCode: 201 },
         ttlSeconds: 3600,
         writes: { ...noWrites, ...options.writes },
-        over: options.over ?? 'absent',
       });
     const row = (pk: string, condition?: string) => ({
       Put: { TableName: s.domainTable, Item: { pk }, ...(condition ? { ConditionExpression: condition } : {}) },
@@ -354,7 +352,7 @@ describe.each([
 
     it('refuses over a live lease of a leased attempt', async () => {
       const leased = await reserve('req#t#op#staged-leased');
-      const again = await commit('req#t#op#staged-leased', { over: 'claimable' });
+      const again = await commit('req#t#op#staged-leased');
       expect(again).toMatchObject({
         kind: 'refused',
         record: { status: RecordStatus.inProgress, leaseToken: leased.record.leaseToken },
@@ -371,23 +369,17 @@ describe.each([
       expect(again).toMatchObject({ kind: 'refused', record: { status: RecordStatus.completed } });
     });
 
-    it('commits over a record past its expiresAt only when asked to commit over a claimable record', async () => {
+    it('commits over a record past its expiresAt at the first try', async () => {
       await commit('req#t#op#staged-expired', { response: 'old' });
       s.clock.now += 3_601_000;
-      expect(await commit('req#t#op#staged-expired', { response: 'new' })).toMatchObject({
-        kind: 'refused',
-        record: { response: { value: 'old' } },
-      });
-      expect(await commit('req#t#op#staged-expired', { response: 'new', over: 'claimable' })).toEqual({
-        kind: 'committed',
-      });
+      expect(await commit('req#t#op#staged-expired', { response: 'new' })).toEqual({ kind: 'committed' });
       expect((await s.journal.get('req#t#op#staged-expired'))?.response).toEqual({ value: 'new' });
     });
 
     it('commits over a leased attempt that vanished before any effect, whose late completion is then refused', async () => {
       const leased = await reserve('req#t#op#staged-abandoned');
       s.clock.now += 1_001;
-      expect(await commit('req#t#op#staged-abandoned', { response: 'staged', over: 'claimable' })).toEqual({
+      expect(await commit('req#t#op#staged-abandoned', { response: 'staged' })).toEqual({
         kind: 'committed',
       });
       await expect(
@@ -400,7 +392,7 @@ describe.each([
       const leased = await reserve('req#t#op#staged-effect');
       await s.journal.beginEffect('req#t#op#staged-effect', leased.record.leaseToken, 'charge');
       s.clock.now += 1_001;
-      expect(await commit('req#t#op#staged-effect', { over: 'claimable' })).toMatchObject({
+      expect(await commit('req#t#op#staged-effect')).toMatchObject({
         kind: 'refused',
         record: { effectStarted: true },
       });
