@@ -209,6 +209,7 @@ export class Attempt {
    * operator hears of it (the log line carries the reason, `JournalError` counts it).
    */
   unreadable(error: RecordUnreadableError): void {
+    if (this.trace.failure === error) return;
     this.mark('record_unreadable', MetricName.journalError);
     this.trace.failure = error;
   }

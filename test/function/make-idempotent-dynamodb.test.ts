@@ -195,4 +195,35 @@ describe('makeIdempotent on DynamoDB Local', () => {
       expect(inputs).toHaveLength(0);
     });
   });
+
+  it('refuses an input whose state is private before the function runs, so two amounts never share a result', async () => {
+    class Money {
+      readonly #cents: number;
+      constructor(cents: number) {
+        this.#cents = cents;
+      }
+      get cents(): number {
+        return this.#cents;
+      }
+    }
+    const { journal } = await dynamoJournal();
+    let runs = 0;
+    const charge = makeIdempotent(
+      async (input: { id: string; amount: Money }) => ({ charged: input.amount.cents, run: ++runs }),
+      {
+        journal,
+        operation: 'charge',
+        key: (input) => input.id,
+      },
+    );
+
+    const small = await charge({ id: 'money-1', amount: new Money(100) }).catch((e: unknown) => e);
+    const large = await charge({ id: 'money-1', amount: new Money(99_900) }).catch((e: unknown) => e);
+
+    expect(small).toBeInstanceOf(RequestInvalidError);
+    expect(large).toBeInstanceOf(RequestInvalidError);
+    expect((large as Error).message).toMatch(/Money at \$\.amount/);
+    expect(runs).toBe(0);
+    expect(await journal.get('req#-#charge#money-1')).toBeUndefined();
+  });
 });

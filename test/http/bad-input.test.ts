@@ -1,4 +1,4 @@
-import { InvalidOptionsError, MemoryJournal, httpIdempotency } from '../../src/index.js';
+import { idempotencyOf, InvalidOptionsError, MemoryJournal, httpIdempotency } from '../../src/index.js';
 import { httpEvent } from '../support/lambda.js';
 import { countingHandler, guard } from './guarded-handler.js';
 
@@ -124,6 +124,8 @@ describe('httpIdempotency options', () => {
     [{ statusCodes: { mismatched: 409 } }],
     [{ statusCodes: { mismatch: 99 } }],
     [{ statusCodes: { inProgress: '409' } }],
+    [{ retryAfterSeconds: 1.5 }],
+    [{ retryAfterSeconds: -1 }],
   ])('rejects %j when the middleware is created', (bad) => {
     expect(() => httpIdempotency({ journal: new MemoryJournal(), ...(bad as object) })).toThrow(InvalidOptionsError);
   });
@@ -137,6 +139,53 @@ describe('httpIdempotency options', () => {
     expect([mismatch.statusCode, problemType(mismatch)]).toEqual([409, 'urn:idemkit:problem:idempotency-key-reused']);
     const missing = await guarded(httpEvent({ body: { a: 1 } }));
     expect([missing.statusCode, problemType(missing)]).toEqual([428, 'urn:idemkit:problem:idempotency-key-missing']);
+  });
+
+  it('answers a write conflict and a uniqueness conflict with the status codes it was given, with no Retry-After', async () => {
+    const journal = new MemoryJournal({ tableKeys: { stock: ['sku'] } });
+    const handler = async (event: { body?: string }, context?: object) => {
+      const { rule } = JSON.parse(event.body ?? '{}') as { rule: string };
+      const scope = idempotencyOf(context as object);
+      if (rule === 'claim') scope.claimUnique('order', 'o-1');
+      else
+        scope.stage({
+          Put: { TableName: 'stock', Item: { sku: 'mug' }, ConditionExpression: 'attribute_not_exists(sku)' },
+        });
+      return { statusCode: 201, body: '{}' };
+    };
+    const guarded = guard(handler, journal, { statusCodes: { writeConflict: 412, uniqueConflict: 423 } });
+    await guarded(httpEvent({ key: 'first-claim', body: { rule: 'claim' } }));
+    await guarded(httpEvent({ key: 'first-write', body: { rule: 'write' } }));
+
+    const claim = await guarded(httpEvent({ key: 'second-claim', body: { rule: 'claim' } }));
+    const write = await guarded(httpEvent({ key: 'second-write', body: { rule: 'write' } }));
+
+    expect([claim.statusCode, problemType(claim)]).toEqual([423, 'urn:idemkit:problem:uniqueness-conflict']);
+    expect([write.statusCode, problemType(write)]).toEqual([412, 'urn:idemkit:problem:write-conflict']);
+    expect(claim.headers['retry-after']).toBeUndefined();
+    expect(write.headers['retry-after']).toBeUndefined();
+  });
+
+  it('sends the whole-second Retry-After it was given with an in-progress answer', async () => {
+    const journal = new MemoryJournal();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = guard(
+      async () => {
+        await gate;
+        return { statusCode: 201, body: '{}' };
+      },
+      journal,
+      { retryAfterSeconds: 7, statusCodes: { inProgress: 429 } },
+    );
+    const first = slow(httpEvent({ key: 'busy', body: { a: 1 } }));
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const busy = await slow(httpEvent({ key: 'busy', body: { a: 1 } }));
+    release();
+    await first;
+
+    expect([busy.statusCode, busy.headers['retry-after']]).toEqual([429, '7']);
   });
 
   it('rejects a missing journal', () => {

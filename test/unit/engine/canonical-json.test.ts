@@ -122,4 +122,44 @@ describe('canonicalJson', () => {
   ])('refuses %s with RequestInvalidError', (_label, value) => {
     expect(() => fingerprintOf(value)).toThrow(RequestInvalidError);
   });
+
+  describe('an object whose state is not enumerable', () => {
+    class Money {
+      readonly #cents: number;
+      constructor(cents: number) {
+        this.#cents = cents;
+      }
+      get cents(): number {
+        return this.#cents;
+      }
+    }
+
+    it('is refused with RequestInvalidError naming where it is, rather than fingerprinted as {}', () => {
+      expect(() => fingerprintOf({ id: 'o-1', lines: [{ amount: new Money(100) }] })).toThrow(
+        /The Money at \$\.lines\[0\]\.amount has no enumerable state to compare/,
+      );
+      expect(() => fingerprintOf({ id: 'o-1', amount: new Money(100) })).toThrow(RequestInvalidError);
+    });
+
+    it('is fingerprinted by what its toJSON returns when it has one', () => {
+      class Cents extends Money {
+        toJSON() {
+          return { cents: this.cents };
+        }
+      }
+      expect(fingerprintOf({ amount: new Cents(100) })).not.toBe(fingerprintOf({ amount: new Cents(99_900) }));
+      expect(fingerprintOf({ amount: new Cents(100) })).toBe(fingerprintOf({ amount: { cents: 100 } }));
+    });
+
+    it('leaves empty plain objects and instances with enumerable state alone', () => {
+      class Point {
+        constructor(
+          readonly x: number,
+          readonly y: number,
+        ) {}
+      }
+      expect(fingerprintOf({})).toBe(fingerprintOf(Object.create(null)));
+      expect(fingerprintOf(new Point(1, 2))).not.toBe(fingerprintOf(new Point(1, 3)));
+    });
+  });
 });
