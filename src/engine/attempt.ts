@@ -255,7 +255,7 @@ export class Attempt {
       return { kind: 'ran', response: outcome.response };
     }
     const writes = scope.hasWrites
-      ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox }
+      ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox, heldClaims: scope.heldClaims }
       : undefined;
     let completed: Stored<void>;
     try {
@@ -285,6 +285,8 @@ export class Attempt {
       throw error;
     }
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    // A claim `holdUnique` found taken, before any effect: the record goes as after a refused commit.
+    if (error instanceof UniqueConflictError) return this.conflicted(error);
     await this.abandon();
     throw error;
   }
@@ -311,8 +313,11 @@ export class Attempt {
    * Returns whether it was marked `UNKNOWN`.
    */
   private async letGo(scope: AttemptScope): Promise<boolean> {
+    // Held claims outlive an UNKNOWN record: they guard the effect that may have happened.
     if (scope.effectStarted) await this.journal.markUnknown(scope.pk, scope.leaseToken);
     else await this.journal.release(scope.pk, scope.leaseToken);
+    if (!scope.effectStarted)
+      await scope.letGoHeldClaims().catch(() => this.trace.metrics.push(MetricName.journalError));
     return scope.effectStarted;
   }
 
@@ -385,16 +390,7 @@ export class Attempt {
       this.unreadable(error);
       throw error;
     }
-    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) {
-      this.trace.metrics.push(MetricName.commitConflict);
-      try {
-        await this.letGo(scope);
-      } catch {
-        this.trace.metrics.push(MetricName.journalError);
-      }
-      this.mark('conflict');
-      throw error;
-    }
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return this.conflicted(error);
     if (!(error instanceof JournalUnavailableError)) {
       // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record is let
       // go.
@@ -412,6 +408,18 @@ export class Attempt {
       cause: error,
     });
     return { kind: 'ran', response };
+  }
+
+  /** Lets the record go after a conflict nothing of this attempt committed, and throws the conflict. */
+  private async conflicted(error: UniqueConflictError | WriteConflictError): Promise<never> {
+    this.trace.metrics.push(MetricName.commitConflict);
+    try {
+      await this.letGo(this.scope);
+    } catch {
+      this.trace.metrics.push(MetricName.journalError);
+    }
+    this.mark('conflict');
+    throw error;
   }
 
   /** The stored outcome of the attempt that took over, never this attempt's own. */

@@ -8,6 +8,7 @@ import type {
   Resolution,
   StagedCommit,
   StagedCommitResult,
+  UniqueHold,
 } from '../journal/index.js';
 
 /**
@@ -71,6 +72,16 @@ export class CountedJournal implements Journal {
   release(pk: string, leaseToken: string): Promise<void> {
     this.calls++;
     return this.inner.release(pk, leaseToken);
+  }
+
+  holdUnique(hold: UniqueHold): Promise<void> {
+    this.calls++;
+    return this.inner.holdUnique(hold);
+  }
+
+  letGoUnique(hold: UniqueHold): Promise<void> {
+    this.calls++;
+    return this.inner.letGoUnique(hold);
   }
 
   get(pk: string): Promise<JournalRecord | undefined> {

@@ -34,6 +34,17 @@ export interface IdempotencyScope {
   publish(event: { type: string; detail: unknown }): string;
   /** Queues a long-lived uniqueness claim committed with the completion. */
   claimUnique(name: string, value: string): void;
+  /**
+   * Takes a uniqueness claim now, before the effect it guards: one conditional write owned by
+   * this attempt's lease. Released with the attempt, made permanent by its completion; a claim
+   * whose holder's lease ended before any effect can be taken over.
+   *
+   * @throws UniqueConflictError before any effect when the value is claimed
+   * @example
+   * await scope.holdUnique('refund-of-charge', chargeId); // refused here, not after the money moved
+   * await scope.beginEffect('refund');
+   */
+  holdUnique(name: string, value: string): Promise<void>;
   /** Extends the lease of this attempt. */
   heartbeat(): Promise<void>;
 }
@@ -56,6 +67,7 @@ export interface AttemptScopeInit {
 export class AttemptScope implements IdempotencyScope {
   readonly staged: TransactItem[] = [];
   readonly uniqueClaims: UniqueClaim[] = [];
+  readonly heldClaims: UniqueClaim[] = [];
   readonly outbox: OutboxEvent[] = [];
   evidence: Evidence;
   effectStarted: boolean;
@@ -143,10 +155,17 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   claimUnique(name: string, value: string): void {
-    if (!name || typeof value !== 'string' || !value)
-      throw new InvalidOptionsError('claimUnique() needs a name and a non-empty string value');
+    assertClaim('claimUnique', name, value);
     this.ensureRoom(1);
     this.uniqueClaims.push({ name, value });
+  }
+
+  async holdUnique(name: string, value: string): Promise<void> {
+    assertClaim('holdUnique', name, value);
+    if (this.heldClaims.some((claim) => claim.name === name && claim.value === value)) return;
+    this.ensureRoom(1);
+    await this.journal.holdUnique({ claim: { name, value }, ownerPk: this.pk, leaseToken: this.leaseToken });
+    this.heldClaims.push({ name, value });
   }
 
   async heartbeat(): Promise<void> {
@@ -156,7 +175,13 @@ export class AttemptScope implements IdempotencyScope {
 
   /** True when the completion needs a transaction. */
   get hasWrites(): boolean {
-    return this.staged.length + this.uniqueClaims.length + this.outbox.length > 0;
+    return this.staged.length + this.uniqueClaims.length + this.outbox.length + this.heldClaims.length > 0;
+  }
+
+  /** Lets the held claims go once the attempt ends without an outcome or an effect; a failure leaves them stale. */
+  async letGoHeldClaims(): Promise<void> {
+    const { pk: ownerPk, leaseToken } = this;
+    await Promise.all(this.heldClaims.map((claim) => this.journal.letGoUnique({ claim, ownerPk, leaseToken })));
   }
 
   /**
@@ -168,7 +193,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   private ensureRoom(count: number): void {
-    const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length;
+    const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length + this.heldClaims.length;
     if (used + count > TRANSACTION_MAX_ITEMS) {
       throw new IdempotencyError(
         'too-many-writes',
@@ -176,6 +201,11 @@ export class AttemptScope implements IdempotencyScope {
       );
     }
   }
+}
+
+function assertClaim(operation: string, name: unknown, value: unknown): void {
+  if (typeof name !== 'string' || !name || typeof value !== 'string' || !value)
+    throw new InvalidOptionsError(`${operation}() needs a name and a non-empty string value`);
 }
 
 /** Scopes by the Lambda context of the attempt holding them: a handler reaches its scope through its context. */

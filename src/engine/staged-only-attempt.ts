@@ -71,6 +71,11 @@ export class StagedOnlyScope extends AttemptScope {
   override async heartbeat(): Promise<void> {
     throw new StagedOnlyError('heartbeat');
   }
+
+  override async holdUnique(): Promise<void> {
+    // No lease to own the claim: claimUnique commits it with the writes in the one transaction.
+    throw new StagedOnlyError('holdUnique');
+  }
 }
 
 /** What the staged-only commit needs of the attempt it settles (an `Attempt`). */

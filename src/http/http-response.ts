@@ -169,12 +169,13 @@ const ANSWERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /**
  * Codes of errors the guard's own scope raises inside the handler (a lease call meeting the
- * journal down, a staged item DynamoDB cannot hold): this request's answer even when the handler
+ * journal down, a claim `holdUnique` finds taken, a staged item DynamoDB cannot hold): this request's answer even when the handler
  * lets them through. Other guard errors from inside the handler (a nested guard's mismatch, say)
  * are not.
  */
 export const SCOPE_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'journal-unavailable',
+  'uniqueness-conflict',
   'staged-write-failed',
   'too-many-writes',
   'record-unreadable',

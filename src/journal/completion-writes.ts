@@ -2,7 +2,15 @@ import { sha256Hex } from '../core/index.js';
 import { JournalCondition } from './conditions.js';
 import type { CompletionWrites, OutboxEvent, TransactItem, UniqueClaim } from './journal.js';
 import { expiryFromNow } from './record-lifetime.js';
-import { outboxPk, RecordAttribute, RecordKind, RecordStatus, uniquePk, type JournalItem } from './schema.js';
+import {
+  ClaimAttribute,
+  outboxPk,
+  RecordAttribute,
+  RecordKind,
+  RecordStatus,
+  uniquePk,
+  type JournalItem,
+} from './schema.js';
 import { responseAttributes, type EncodedResponse } from './stored-response.js';
 
 /**
@@ -32,9 +40,9 @@ export function uniqueItem(claim: UniqueClaim, ownerPk: string, nowEpochMs: numb
   return {
     pk: uniquePk(claim.name, claim.value),
     kind: RecordKind.unique,
-    claimName: claim.name,
-    claimValue: claim.value,
-    claimedBy: ownerPk,
+    [ClaimAttribute.claimName]: claim.name,
+    [ClaimAttribute.claimValue]: claim.value,
+    [ClaimAttribute.claimedBy]: ownerPk,
     createdAt: nowEpochMs,
   };
 }
@@ -52,24 +60,52 @@ export function putIfAbsent(tableName: string, item: JournalItem): TransactItem 
 }
 
 /**
- * The items of a completing transaction, in the order its cancellation reasons are read by:
- * the record's own write first (its condition decides who completes), then the uniqueness
- * claims, the outbox events and the handler's staged writes, then any `trailing` items.
+ * The completion transaction's update that makes a claim held by `holdUnique` permanent, on
+ * condition that this attempt still holds it (a takeover of a stale hold cancels the completion).
  */
-export function completionTransaction(
-  tableName: string,
-  recordWrite: TransactItem,
-  pk: string,
-  writes: CompletionWrites,
-  nowEpochMs: number,
-  trailing: readonly TransactItem[] = [],
-): TransactItem[] {
+export function permanentClaimUpdate(tableName: string, claim: UniqueClaim, leaseToken: string): TransactItem {
+  const update = {
+    TableName: tableName,
+    Key: { pk: uniquePk(claim.name, claim.value) },
+    UpdateExpression: `REMOVE ${ClaimAttribute.holdToken}`,
+    ConditionExpression: JournalCondition.uniqueHeldBy,
+    ExpressionAttributeValues: { ':token': leaseToken },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+  return { Update: update as TransactItem['Update'] };
+}
+
+/** What {@link completionTransaction} lays out. */
+export interface CompletionTransaction {
+  readonly tableName: string;
+  /** The record's own write: its condition decides who completes. */
+  readonly recordWrite: TransactItem;
+  readonly pk: string;
+  readonly writes: CompletionWrites;
+  readonly nowEpochMs: number;
+  /** The completing lease token, which held claims (`writes.heldClaims`) are fenced on. */
+  readonly leaseToken?: string;
+  /** Items after everything else (the chunks of a large staged-only response). */
+  readonly trailing?: readonly TransactItem[];
+}
+
+/**
+ * The items of a completing transaction, in the order its cancellation reasons are read by:
+ * the record's own write first, then the new uniqueness claims, the held claims made
+ * permanent, the outbox events and the handler's staged writes, then any trailing items.
+ */
+export function completionTransaction(layout: CompletionTransaction): TransactItem[] {
+  const { tableName, pk, writes, nowEpochMs } = layout;
+  const held = writes.heldClaims ?? [];
+  if (held.length > 0 && layout.leaseToken === undefined)
+    throw new Error('A completion that makes held claims permanent needs the lease token holding them');
   return [
-    recordWrite,
+    layout.recordWrite,
     ...writes.uniqueClaims.map((claim) => putIfAbsent(tableName, uniqueItem(claim, pk, nowEpochMs))),
+    ...held.map((claim) => permanentClaimUpdate(tableName, claim, layout.leaseToken as string)),
     ...writes.outbox.map((event) => putIfAbsent(tableName, outboxItem(event, pk))),
     ...writes.staged,
-    ...trailing,
+    ...(layout.trailing ?? []),
   ];
 }
 

@@ -42,6 +42,21 @@ export const JournalCondition = Object.freeze({
   resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :now)',
   /** Uniqueness claims and outbox items written by the completion transaction: not there yet. */
   itemAbsent: 'attribute_not_exists(#pk)',
+  /**
+   * `holdUnique`: the claim is free, or held (not yet permanent) by an earlier attempt of the same record, which the
+   * caller's lease has fenced out of that record.
+   */
+  uniqueHoldable: 'attribute_not_exists(#pk) OR (claimedBy = :owner AND attribute_exists(holdToken))',
+  /**
+   * A held claim is still held by the token: its completion makes it permanent, a release deletes it, a takeover of a
+   * stale hold replaces it.
+   */
+  uniqueHeldBy: 'holdToken = :token',
+  /**
+   * Fencing the record of a stale hold before its claim is taken over: the token read still holds it, in progress
+   * under an ended lease, with no effect begun (its holder's later writes then all fail).
+   */
+  holdAbandoned: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now AND effectStarted = :false',
 } as const);
 
 /** The name of one of the journal's condition expressions. */

@@ -31,13 +31,18 @@ export interface CompletionLayout {
  */
 export function classifyCancellation(error: unknown, layout: CompletionLayout): Error {
   const { uniqueClaims, outbox } = layout.writes;
-  const stagedOffset = 1 + uniqueClaims.length + outbox.length;
+  const heldClaims = layout.writes.heldClaims ?? [];
+  const heldOffset = 1 + uniqueClaims.length;
+  const outboxOffset = heldOffset + heldClaims.length;
+  const stagedOffset = outboxOffset + outbox.length;
   const describe = (i: number) =>
-    i <= uniqueClaims.length
+    i < heldOffset
       ? `uniqueness claim '${uniqueClaims[i - 1].name}'`
-      : i < stagedOffset
-        ? `outbox event #${i - 1 - uniqueClaims.length}`
-        : `staged write #${i - stagedOffset} (table ${tableOf(layout.items[i])})`;
+      : i < outboxOffset
+        ? `held uniqueness claim '${heldClaims[i - heldOffset].name}'`
+        : i < stagedOffset
+          ? `outbox event #${i - outboxOffset}`
+          : `staged write #${i - stagedOffset} (table ${tableOf(layout.items[i])})`;
   const reasons = cancellationReasonsOf(error);
   if (!reasons) return requestFailure(error, layout, stagedOffset) ?? toJournalError(error, 'complete');
   const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
@@ -45,9 +50,10 @@ export function classifyCancellation(error: unknown, layout: CompletionLayout): 
     const item = itemOf(reasons[0]);
     return new LeaseLostError(item ? recordFromItem(item) : undefined);
   }
-  const claimIndex = uniqueClaims.findIndex((_, i) => failed(1 + i));
+  // A claim held by another record (new), or a hold of ours that another attempt took over once our lease had ended.
+  const claimIndex = [...uniqueClaims, ...heldClaims].findIndex((_, i) => failed(1 + i));
   if (claimIndex >= 0) {
-    const claim = uniqueClaims[claimIndex];
+    const claim = [...uniqueClaims, ...heldClaims][claimIndex];
     return new UniqueConflictError(claim.name, claim.value, itemOf(reasons[1 + claimIndex]));
   }
   const stagedIndex = reasons.findIndex((_, i) => i >= stagedOffset && failed(i));

@@ -26,11 +26,13 @@ import type {
   StagedCommit,
   StagedCommitResult,
   TransactItem,
+  UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
+import { holdUniqueOnDynamoDB, letGoUniqueOnDynamoDB } from './unique-holds.js';
 
 const OWNER = 'DynamoDBJournal';
 /** The `#status` placeholder (`status` is a DynamoDB reserved word). */
@@ -196,7 +198,8 @@ export class DynamoDBJournal implements Journal {
     await this.chunks.write(pk, leaseToken, encoded, expiryFromNow(now, ttlSeconds));
     const completion = completionUpdate(pk, encoded, now, ttlSeconds, { kind: 'lease', leaseToken });
     const hasWrites =
-      writes !== undefined && writes.staged.length + writes.uniqueClaims.length + writes.outbox.length > 0;
+      writes !== undefined &&
+      writes.staged.length + writes.uniqueClaims.length + writes.outbox.length + (writes.heldClaims?.length ?? 0) > 0;
     if (!hasWrites) {
       try {
         await this.fencedUpdate('complete', completion);
@@ -206,13 +209,14 @@ export class DynamoDBJournal implements Journal {
       return;
     }
     const recordUpdate = { TableName: this.tableName, ...completion, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
-    const items = completionTransaction(
-      this.tableName,
-      { Update: recordUpdate as NonNullable<TransactItem['Update']> },
+    const items = completionTransaction({
+      tableName: this.tableName,
+      recordWrite: { Update: recordUpdate as NonNullable<TransactItem['Update']> },
       pk,
       writes,
-      now,
-    );
+      nowEpochMs: now,
+      leaseToken,
+    });
     try {
       // The token makes an SDK resend of a transaction that landed a no-op instead of a conflict.
       await this.calls.transactWrite('complete', items, transactionToken(pk, leaseToken));
@@ -269,6 +273,14 @@ export class DynamoDBJournal implements Journal {
     } catch (error) {
       throw this.fenceError(error, 'release');
     }
+  }
+
+  async holdUnique(hold: UniqueHold): Promise<void> {
+    await holdUniqueOnDynamoDB(this.calls, hold, this.clock());
+  }
+
+  async letGoUnique(hold: UniqueHold): Promise<void> {
+    await letGoUniqueOnDynamoDB(this.calls, hold);
   }
 
   async get(pk: string): Promise<JournalRecord | undefined> {

@@ -12,6 +12,7 @@ export type {
   StagedCommitResult,
   TransactItem,
   UniqueClaim,
+  UniqueHold,
 } from './journal.js';
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';

@@ -68,7 +68,10 @@ export type JournalOperation =
   | 'release'
   | 'get'
   | 'resolve'
-  | 'commitStaged';
+  | 'commitStaged'
+  | 'holdUnique'
+  | 'fenceHolder'
+  | 'letGoUnique';
 
 /**
  * The operation of each request the journal sends, by the request's input object: middleware

@@ -57,6 +57,17 @@ export interface CompletionWrites {
   readonly staged: readonly TransactItem[];
   readonly uniqueClaims: readonly UniqueClaim[];
   readonly outbox: readonly OutboxEvent[];
+  /** Claims this attempt already holds (`holdUnique`): the completion makes them permanent, fenced on the lease token. */
+  readonly heldClaims?: readonly UniqueClaim[];
+}
+
+/** A uniqueness claim held by one attempt until its completion (see {@link Journal.holdUnique}). */
+export interface UniqueHold {
+  readonly claim: UniqueClaim;
+  /** The record whose attempt holds the claim (`claimedBy`). */
+  readonly ownerPk: string;
+  /** The holding attempt's lease token: the claim's `holdToken` until the completion makes it permanent. */
+  readonly leaseToken: string;
 }
 
 /** Input of {@link Journal.reserve}. */
@@ -140,6 +151,19 @@ export interface Journal {
   markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord>;
   /** Deletes the record so a retry runs again. */
   release(pk: string, leaseToken: string): Promise<void>;
+  /**
+   * Takes a uniqueness claim now, owned by the attempt's lease token: absent, or held by an
+   * earlier attempt of the same record, it is taken at once; held by another record's attempt
+   * whose lease ended before any effect, that record is fenced (its token changed) and the
+   * claim taken over. Released with the attempt ({@link letGoUnique}), made permanent by its
+   * completion (`CompletionWrites.heldClaims`).
+   *
+   * @throws UniqueConflictError when the value is claimed for good, or held by a live or effectful attempt of another
+   *   record; JournalUnavailableError
+   */
+  holdUnique(hold: UniqueHold): Promise<void>;
+  /** Deletes a claim the attempt still holds (its completion never came); nothing when it is gone or taken over. */
+  letGoUnique(hold: UniqueHold): Promise<void>;
   /** Strongly consistent read of one record, with its full response. */
   get(pk: string): Promise<JournalRecord | undefined>;
   /** Operator action on an `UNKNOWN` record or an expired lease. */

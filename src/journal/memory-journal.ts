@@ -19,10 +19,12 @@ import type {
   StagedCommit,
   StagedCommitResult,
   TransactItem,
+  UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, isClaimable, isClaimableByCommit, newLeaseToken } from './record-lifetime.js';
-import { RecordStatus } from './schema.js';
+import { ClaimAttribute, RecordStatus } from './schema.js';
+import { heldClaimItem } from './unique-holds.js';
 import { stagedCommitItems } from './staged-commit.js';
 import { parseStored, responseJson } from './stored-response.js';
 
@@ -135,7 +137,7 @@ export class MemoryJournal implements Journal {
     const now = this.clock();
     const stored = storedCopy(response); // before anything lands: a response too large commits nothing
     const record = this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
-    if (writes) this.commitWrites(pk, writes, now);
+    if (writes) this.commitWrites(pk, writes, now, leaseToken);
     Object.assign(record, {
       status: RecordStatus.completed,
       response: stored,
@@ -167,6 +169,37 @@ export class MemoryJournal implements Journal {
   async release(pk: string, leaseToken: string): Promise<void> {
     this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
     this.records.delete(pk);
+  }
+
+  async holdUnique(hold: UniqueHold): Promise<void> {
+    const claims = this.table(MEMORY_JOURNAL_TABLE);
+    const item = heldClaimItem(hold, this.clock());
+    const key = this.keyOf(MEMORY_JOURNAL_TABLE, item);
+    const held = claims.get(key);
+    const holdToken = held?.[ClaimAttribute.holdToken];
+    const owner = held?.[ClaimAttribute.claimedBy] as string | undefined;
+    if (held && holdToken !== hold.leaseToken && !(owner === hold.ownerPk && typeof holdToken === 'string')) {
+      if (typeof holdToken !== 'string' || !this.holderGone(owner as string, holdToken))
+        throw new UniqueConflictError(hold.claim.name, hold.claim.value, { ...held });
+    }
+    claims.set(key, item);
+  }
+
+  async letGoUnique(hold: UniqueHold): Promise<void> {
+    const claims = this.table(MEMORY_JOURNAL_TABLE);
+    const key = this.keyOf(MEMORY_JOURNAL_TABLE, heldClaimItem(hold, 0));
+    if (claims.get(key)?.[ClaimAttribute.holdToken] === hold.leaseToken) claims.delete(key);
+  }
+
+  /** As the DynamoDB journal decides it (unique-holds.ts): a stale holder's record is fenced by a fresh token. */
+  private holderGone(ownerPk: string, staleToken: string): boolean {
+    const owner = this.records.get(ownerPk);
+    if (!owner) return true;
+    if (owner.effectStarted || owner.status === RecordStatus.unknown) return false;
+    if (owner.leaseToken !== staleToken) return true;
+    if (owner.status !== RecordStatus.inProgress || owner.leaseUntilEpochMs >= this.clock()) return false;
+    Object.assign(owner, { leaseToken: newLeaseToken(), updatedAtEpochMs: this.clock() });
+    return true;
   }
 
   async get(pk: string): Promise<JournalRecord | undefined> {
@@ -219,7 +252,7 @@ export class MemoryJournal implements Journal {
   }
 
   /** Applies the completion's writes all-or-nothing: every condition is checked before anything lands. */
-  private commitWrites(pk: string, writes: CompletionWrites, now: number): void {
+  private commitWrites(pk: string, writes: CompletionWrites, now: number, leaseToken?: string): void {
     const journalTable = this.table(MEMORY_JOURNAL_TABLE);
     const claims = writes.uniqueClaims.map((claim) => ({ claim, item: uniqueItem(claim, pk, now) }));
     const taken = claims.find(({ item }) => journalTable.has(this.keyOf(MEMORY_JOURNAL_TABLE, item)));
@@ -229,8 +262,15 @@ export class MemoryJournal implements Journal {
         taken.claim.value,
         journalTable.get(this.keyOf(MEMORY_JOURNAL_TABLE, taken.item)),
       );
+    const held = (writes.heldClaims ?? []).map((claim) => this.keyOf(MEMORY_JOURNAL_TABLE, uniqueItem(claim, pk, now)));
+    const lost = held.findIndex((key) => journalTable.get(key)?.[ClaimAttribute.holdToken] !== leaseToken);
+    if (lost >= 0) {
+      const claim = (writes.heldClaims ?? [])[lost];
+      throw new UniqueConflictError(claim.name, claim.value, journalTable.get(held[lost]));
+    }
     const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
     for (const { item } of claims) journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
+    for (const key of held) delete journalTable.get(key)?.[ClaimAttribute.holdToken];
     for (const event of writes.outbox) {
       const item = outboxItem(event, pk);
       journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);

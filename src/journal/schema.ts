@@ -31,6 +31,16 @@ export const RecordAttribute = {
   kind: 'kind',
 } as const;
 
+/** Attribute names of a uniqueness claim item (`uniq#<name>#<value>`). */
+export const ClaimAttribute = {
+  claimName: 'claimName',
+  claimValue: 'claimValue',
+  /** The record whose operation holds the claim. */
+  claimedBy: 'claimedBy',
+  /** The lease token of the attempt holding the claim (`holdUnique`); absent once the claim is permanent. */
+  holdToken: 'holdToken',
+} as const;
+
 /** A journal item as DynamoDB holds it, unmarshalled to plain JavaScript values. */
 export type JournalItem = Record<string, unknown>;
 

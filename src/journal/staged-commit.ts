@@ -175,14 +175,16 @@ export async function commitStagedOnDynamoDB(
   const { writes } = commit;
   const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
   const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(nowEpochMs) };
-  const items = completionTransaction(
+  const items = completionTransaction({
     tableName,
-    { Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as unknown as TransactItem['Put'] },
-    commit.pk,
+    recordWrite: {
+      Put: { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as unknown as TransactItem['Put'],
+    },
+    pk: commit.pk,
     writes,
     nowEpochMs,
-    chunks.map((chunk) => ({ Put: { TableName: tableName, Item: chunk } })),
-  );
+    trailing: chunks.map((chunk) => ({ Put: { TableName: tableName, Item: chunk } })),
+  });
   try {
     // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
     await calls.transactWrite('commitStaged', items, transactionToken(commit.pk, commit.commitToken));

@@ -278,6 +278,104 @@ describe.each([
     expect(again.record).toMatchObject({ status: RecordStatus.completed, response: { value: { statusCode: 201 } } });
   });
 
+  describe('holdUnique', () => {
+    const hold = (ownerPk: string, leaseToken: string, value = 'pay-1') => ({
+      claim: { name: 'refund', value },
+      ownerPk,
+      leaseToken,
+    });
+
+    it('takes a free claim at once, refuses it to another record while held, and makes it permanent at completion', async () => {
+      const a = await reserve('req#t#op#hold-a');
+      const b = await reserve('req#t#op#hold-b');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-1'));
+
+      const refused = await s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-1')).catch((e) => e);
+      await s.journal.complete(a.record.pk, a.record.leaseToken, 'done', 60, {
+        ...noWrites,
+        heldClaims: [{ name: 'refund', value: 'pay-hold-1' }],
+      });
+
+      expect(refused).toBeInstanceOf(UniqueConflictError);
+      expect(refused.existing).toMatchObject({ claimedBy: a.record.pk });
+      const claim = await s.readItem('journal', uniquePk('refund', 'pay-hold-1'));
+      expect(claim).toMatchObject({ claimedBy: a.record.pk });
+      expect(claim?.holdToken).toBeUndefined();
+    });
+
+    it('lets a hold go with its attempt, so another record can take it', async () => {
+      const a = await reserve('req#t#op#hold-release-a');
+      const b = await reserve('req#t#op#hold-release-b');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-2'));
+
+      await s.journal.letGoUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-2'));
+      await s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-2'));
+
+      expect(await s.readItem('journal', uniquePk('refund', 'pay-hold-2'))).toMatchObject({
+        claimedBy: b.record.pk,
+        holdToken: b.record.leaseToken,
+      });
+    });
+
+    it('gives a later attempt of the same record the hold of the attempt it took over', async () => {
+      const a = await reserve('req#t#op#hold-same');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-3'));
+      s.clock.now += 1_001;
+      const taken = await s.journal.takeOver(a.record.pk, a.record.leaseToken, 1_000);
+
+      await s.journal.holdUnique(hold(a.record.pk, taken.leaseToken, 'pay-hold-3'));
+
+      expect((await s.readItem('journal', uniquePk('refund', 'pay-hold-3')))?.holdToken).toBe(taken.leaseToken);
+    });
+
+    it('takes over the hold of another record’s attempt whose lease ended before any effect, fencing that attempt out', async () => {
+      const a = await reserve('req#t#op#hold-stale-a');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-4'));
+      s.clock.now += 1_001;
+      const b = await reserve('req#t#op#hold-stale-b');
+
+      await s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-4'));
+
+      expect((await s.readItem('journal', uniquePk('refund', 'pay-hold-4')))?.claimedBy).toBe(b.record.pk);
+      // The stalled holder wakes up: it can neither begin its effect nor complete.
+      await expect(s.journal.beginEffect(a.record.pk, a.record.leaseToken, 'refund')).rejects.toBeInstanceOf(
+        LeaseLostError,
+      );
+      await expect(
+        s.journal.complete(a.record.pk, a.record.leaseToken, 'late', 60, {
+          ...noWrites,
+          heldClaims: [{ name: 'refund', value: 'pay-hold-4' }],
+        }),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+    });
+
+    it('keeps the hold of an attempt that began its effect, even after its lease ended', async () => {
+      const a = await reserve('req#t#op#hold-effect-a');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-5'));
+      await s.journal.beginEffect(a.record.pk, a.record.leaseToken, 'refund');
+      s.clock.now += 1_001;
+      const b = await reserve('req#t#op#hold-effect-b');
+
+      await expect(s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-5'))).rejects.toBeInstanceOf(
+        UniqueConflictError,
+      );
+      expect((await s.readItem('journal', uniquePk('refund', 'pay-hold-5')))?.claimedBy).toBe(a.record.pk);
+    });
+
+    it('refuses a claim committed for good, whoever asks', async () => {
+      const a = await reserve('req#t#op#hold-permanent-a');
+      await s.journal.complete(a.record.pk, a.record.leaseToken, 'done', 60, {
+        ...noWrites,
+        uniqueClaims: [{ name: 'refund', value: 'pay-hold-6' }],
+      });
+      const b = await reserve('req#t#op#hold-permanent-b');
+
+      await expect(s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-6'))).rejects.toBeInstanceOf(
+        UniqueConflictError,
+      );
+    });
+  });
+
   describe('commitStaged (effects: staged-only)', () => {
     const commit = (
       pk: string,

@@ -13,8 +13,9 @@ export interface CreateRefundDependencies extends GuardedRouteDependencies {
 
 /**
  * `POST /payments/{id}/refunds`: refunds a payment at most once, ever. The idempotency key
- * makes one request safe to retry; `claimUnique('refund', paymentId)` keeps a second request
- * with another key (or the same key after it expired) from refunding again.
+ * makes one request safe to retry; `holdUnique('refund', paymentId)` keeps a second request
+ * with another key (or the same key after it expired) from refunding again — refused with 409
+ * before it reaches the rail, since the claim is taken before the effect, not at the commit.
  *
  * @example
  * const handler = createRefundHandler({ journal, docClient, paymentsTable: 'payments' });
@@ -40,7 +41,7 @@ export function createRefundHandler(deps: CreateRefundDependencies) {
       return problem(400, 'invalid-refund', 'A refund cannot exceed the payment');
 
     const guard = idempotencyOf(context);
-    guard.claimUnique('refund', paymentId);
+    await guard.holdUnique('refund', paymentId);
     const refundId = await refundOnce(guard, rail, paymentId, payment.chargeId as string, amount);
     const refundedAt = new Date(clock()).toISOString();
     guard.stage({
@@ -65,8 +66,9 @@ export function createRefundHandler(deps: CreateRefundDependencies) {
 }
 
 /**
- * The rail key is the payment, not the request: two racing requests with different keys
- * reach one rail refund, and the uniqueness claim lets only one of them commit.
+ * The rail key is the payment, not the request: should two requests with different keys ever
+ * both reach the rail (the claim of one taken over after its lease ended), they still meet one
+ * rail refund.
  */
 async function refundOnce(
   guard: IdempotencyScope,
