@@ -3,7 +3,7 @@
  * documents and the API reference from the TSDoc of every public entry, into site/.
  * docs/documentation.md says why TypeDoc alone and how the build is checked.
  */
-import { readFileSync } from 'node:fs';
+import { packageEntries } from './scripts/docs/package-entries.mjs';
 
 /** The guides, in the order the site's navigation lists them: adding a guide is one line here. */
 export const GUIDES = [
@@ -27,15 +27,8 @@ export const GUIDES = [
   'docs/documentation.md',
 ];
 
-/**
- * The API reference covers exactly what package.json exports: each entry's declaration file
- * maps back to its source (`./dist/esm/src/entries/sqs.d.ts` → `src/entries/sqs.ts`), so a new
- * entry in `exports` is a new module of the reference with no line here.
- */
-const { exports: packageExports } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-export const ENTRY_POINTS = Object.values(packageExports)
-  .filter((target) => typeof target === 'object')
-  .map((target) => target.import.types.replace(/^\.\/dist\/esm\//, '').replace(/\.d\.ts$/, '.ts'));
+/** The API reference covers exactly what package.json exports (scripts/docs/package-entries.mjs). */
+export const ENTRY_POINTS = packageEntries(import.meta.dirname).map(({ source }) => source);
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {

@@ -6,27 +6,15 @@
  * - each guide after its first heading instead of its file name (`docs/http`), so the guides
  *   need no front matter, which GitHub would show as a table above them.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Converter, ReflectionKind } from 'typedoc';
+import { packageEntries } from './package-entries.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** Absolute source path → import path, for every entry of package.json. */
-function entryNames() {
-  const { name, exports: packageExports } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'));
-  const names = new Map();
-  for (const [subpath, target] of Object.entries(packageExports)) {
-    if (typeof target !== 'object') continue;
-    const source = target.import.types.replace(/^\.\/dist\/esm\//, '').replace(/\.d\.ts$/, '.ts');
-    names.set(resolve(ROOT, source), subpath === '.' ? name : `${name}/${subpath.slice(2)}`);
-  }
-  return names;
-}
-
 /** @param {import('typedoc').Application} app */
 export function load(app) {
-  const names = entryNames();
+  const names = new Map(packageEntries(ROOT).map(({ name, source }) => [resolve(ROOT, source), name]));
   app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
     if (!reflection.kindOf(ReflectionKind.Module)) return;
     const symbol = context.getSymbolFromReflection(reflection);
