@@ -2,7 +2,19 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.local/**', 'docs/**', 'dist/**', 'cdk.out/**', 'node_modules/**', 'coverage/**', 'bench/fixtures/**'] },
+  {
+    ignores: [
+      '.local/**',
+      'docs/**',
+      'dist/**',
+      'cdk.out/**',
+      'node_modules/**',
+      'coverage/**',
+      'bench/fixtures/**',
+      'site/**',
+      '.artifacts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

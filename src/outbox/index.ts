@@ -2,6 +2,7 @@ export { outboxDispatcher } from './outbox-dispatcher.js';
 export {
   DEFAULT_EVENT_SOURCE,
   DEFAULT_OUTBOX_DISPATCHER_OPTIONS,
+  type EnvironmentDispatchOptions,
   type EventBusDispatchOptions,
   type OutboxDispatcherOptions,
   type QueueDispatchOptions,

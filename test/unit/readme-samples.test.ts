@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
+import { packageEntries } from '../../scripts/docs/package-entries.mjs';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Every ```ts block of the README, with the line its code starts on. */
+/** Every ```ts block of a markdown file, with the line its code starts on. */
 function typescriptSamples(markdown: string): Array<{ line: number; code: string }> {
   const samples: Array<{ line: number; code: string }> = [];
   const lines = markdown.split('\n');
@@ -18,27 +19,41 @@ function typescriptSamples(markdown: string): Array<{ line: number; code: string
 }
 
 /** The package's entries, resolved to their sources, as a consumer's `idemkit/...` imports reach them. */
-const ENTRY_SOURCES: Record<string, string> = {
-  idemkit: 'src/index.ts',
-  'idemkit/client': 'src/client/index.ts',
-  'idemkit/sqs': 'src/entries/sqs.ts',
-  'idemkit/outbox': 'src/outbox/index.ts',
-  'idemkit/cdk': 'lib/index.ts',
-};
+const ENTRY_SOURCES: Record<string, string> = Object.fromEntries(
+  packageEntries(ROOT).map(({ name, source }) => [name, source]),
+);
 
-describe('README TypeScript samples', () => {
-  const samples = typescriptSamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+/** The README and every guide of the documentation site. */
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => join('docs', file)),
+];
+
+describe('TypeScript samples of the README and the guides', () => {
+  const samples = DOCUMENTS.flatMap((document) =>
+    typescriptSamples(readFileSync(join(ROOT, document), 'utf8')).map((sample) => ({ document, ...sample })),
+  );
   const folder = join(ROOT, 'node_modules', '.cache', `readme-samples-${process.pid}`);
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-  it('has samples to check', () => {
-    expect(samples.length).toBeGreaterThanOrEqual(4);
+  it('has samples to check in the README and in the guides', () => {
+    expect(samples.filter(({ document }) => document === 'README.md').length).toBeGreaterThanOrEqual(1);
+    expect(samples.filter(({ document }) => document !== 'README.md').length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('knows every public entry', () => {
+    expect(Object.keys(ENTRY_SOURCES)).toEqual(
+      expect.arrayContaining(['idemkit', 'idemkit/client', 'idemkit/sqs', 'idemkit/outbox', 'idemkit/cdk']),
+    );
   });
 
   it('compile, each as its own module, against the package entries', () => {
     mkdirSync(folder, { recursive: true });
-    const files = samples.map(({ line, code }) => {
-      const file = join(folder, `readme-line-${line}.ts`);
+    const files = samples.map(({ document, line, code }) => {
+      const file = join(folder, `${document.replace(/[/.]/g, '-')}-line-${line}.ts`);
       writeFileSync(file, code);
       return file;
     });
@@ -61,8 +76,8 @@ describe('README TypeScript samples', () => {
       return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map(
         (diagnostic) => {
           const { line } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-          const readmeLine = samples[files.indexOf(file)].line + line;
-          return `README.md:${readmeLine}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+          const { document, line: start } = samples[files.indexOf(file)];
+          return `${document}:${start + line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
         },
       );
     });
