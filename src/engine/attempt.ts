@@ -16,6 +16,7 @@ import {
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
 import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
+import { durableExecutionOf, type DurableExecution } from './durable-execution.js';
 import type { EngineSettings } from './guard-options.js';
 import { assertStoredResponse, rememberCompleted, storeOrMark, type Stored } from './stored-outcome.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
@@ -85,6 +86,8 @@ export class Attempt {
   readonly trace: AttemptTrace = newTrace();
   readonly journal: CountedJournal;
   readonly remainingTimeMs?: () => number;
+  /** The Lambda durable execution this attempt runs in, if any. */
+  readonly durable?: DurableExecution;
   admission: Admission = { kind: 'refused', error: undefined };
   private key?: string;
   private requestHash?: string;
@@ -99,8 +102,11 @@ export class Attempt {
   ) {
     this.startedAtEpochMs = settings.clock();
     this.journal = new CountedJournal(settings.journal);
-    const getRemaining = context?.getRemainingTimeInMillis;
-    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(context);
+    this.durable = durableExecutionOf(context);
+    // A durable context carries the invocation's own Lambda context: its remaining time is this invocation's.
+    const invocation = this.durable?.invocation ?? context;
+    const getRemaining = invocation?.getRemainingTimeInMillis;
+    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
   }
 
   /**
@@ -155,6 +161,15 @@ export class Attempt {
     });
     bindScope(this.context, scope);
     this.admission = { kind: 'run', scope };
+  }
+
+  /**
+   * Admits a replay of the durable execution that holds `record`: it continues under the record's
+   * own lease token, with the evidence and effect marker its earlier invocations left.
+   */
+  resume(record: JournalRecord, leaseMs: () => number): void {
+    this.mark('resumed');
+    this.hold(record, false, leaseMs);
   }
 
   /**
@@ -303,7 +318,7 @@ export class Attempt {
     }
     this.trace.journalCalls = this.journal.calls;
     const identity = {
-      requestId: this.context?.awsRequestId,
+      requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
       operation: this.request.operation,
       key: this.key,

@@ -44,7 +44,7 @@ export function newRecordItem(record: NewRecord): JournalItem {
 /** The item a reservation puts: `IN_PROGRESS` under a fresh lease, expiring no earlier than the lease ends. */
 export function reservationItem(request: ReserveRequest, nowEpochMs: number): JournalItem {
   const leaseUntilEpochMs = nowEpochMs + request.leaseMs;
-  return newRecordItem({
+  const item = newRecordItem({
     pk: request.pk,
     status: RecordStatus.inProgress,
     fingerprint: request.fingerprint,
@@ -54,6 +54,8 @@ export function reservationItem(request: ReserveRequest, nowEpochMs: number): Jo
     updatedAtEpochMs: nowEpochMs,
     expiresAtEpochSeconds: leaseAwareExpiry(nowEpochMs, request.ttlSeconds, leaseUntilEpochMs),
   });
+  if (request.durableExecutionArn !== undefined) item[A.durableExecution] = request.durableExecutionArn;
+  return item;
 }
 
 /**
@@ -76,5 +78,6 @@ export function recordFromItem(item: JournalItem): JournalRecord {
     evidence: (item[A.evidence] as Evidence | undefined) ?? {},
     effectStarted: item[A.effectStarted] === true,
     effectName: item[A.effectName] as string | undefined,
+    durableExecutionArn: item[A.durableExecution] as string | undefined,
   };
 }
