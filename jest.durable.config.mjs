@@ -18,6 +18,15 @@ export default {
       displayName: 'durable',
       testMatch: ['<rootDir>/test/durable/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/'],
+      // Middy 7 (aliased `middy7`, the repository stays on Middy 6 for Node 20) and its util are ESM-only, without a
+      // `require` condition: swc transforms them, and jest is pointed at their files.
+      transformIgnorePatterns: ['/node_modules/(?!(@middy|middy7|canonicalize|fauxqs)/)'],
+      moduleNameMapper: {
+        ...integration.moduleNameMapper,
+        '^middy7$': '<rootDir>/node_modules/middy7/index.js',
+        '^middy7/DurableContext$': '<rootDir>/node_modules/middy7/executionModeDurableContext.js',
+        '^@middy/util$': '<rootDir>/node_modules/middy7/node_modules/@middy/util/index.js',
+      },
     },
   ],
 };
