@@ -16,7 +16,7 @@ import {
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
 import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
-import { durableExecutionOf, type DurableExecution } from './durable-execution.js';
+import { durableExecutionOf, endsInvocationOnly, type DurableExecution } from './durable-execution.js';
 import type { EngineSettings } from './guard-options.js';
 import { assertStoredResponse, rememberCompleted, storeOrMark, type Stored } from './stored-outcome.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
@@ -264,6 +264,8 @@ export class Attempt {
       throw error;
     }
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    // One invocation of a durable execution ended, not the execution: a later invocation resumes under the same lease.
+    if (this.durable && endsInvocationOnly(error)) throw error;
     await this.abandon();
     throw error;
   }

@@ -79,6 +79,17 @@ export function durableLeaseMs(executionTimeoutSeconds: number, graceMs: number)
 }
 
 /**
+ * True for an error that ends one invocation of a durable execution, not the execution: Middy's
+ * `timeoutEarly` (a `TimeoutError`, armed from the invocation's remaining time, also fires in an
+ * invocation the SDK already suspended) or an abort. The execution goes on in a later invocation,
+ * so its record stays held. Middy throws a plain `Error` so named: there is no class to test.
+ */
+export function endsInvocationOnly(error: unknown): boolean {
+  const name = error instanceof Error ? error.name : undefined;
+  return name === 'TimeoutError' || name === 'AbortError';
+}
+
+/**
  * A staged-only guard commits the key only when the handler returns, so every invocation of a
  * long execution would run its steps unguarded and stable ids would change between replays.
  *
