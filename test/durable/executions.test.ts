@@ -15,10 +15,10 @@ afterEach(async () => {
 });
 
 /** The workflow suspended on an approval callback, run by a runner of its own: one durable execution. */
-async function approvalExecutions() {
+async function approvalExecutions(options: { durableExecutionTimeoutSeconds?: number } = {}) {
   const { journal, clock, skipMs } = await durableJournal();
   const rail = new RecordingRail();
-  const workflow = fulfilmentWorkflow(rail, { journal, clock }, (context) =>
+  const workflow = fulfilmentWorkflow(rail, { ...options, journal, clock }, (context) =>
     context.waitForCallback('approval', async () => undefined),
   );
   const handlerFunction = withDurableExecution(workflow);
@@ -87,5 +87,36 @@ describe('executions of one guarded durable function', () => {
     expect(held?.durableExecutionArn).toEqual(expect.any(String));
     expect(held?.attempt).toBe(1);
     expect(held!.leaseUntilEpochMs - held!.createdAtEpochMs).toBe(31_622_400_000 + 1_000);
+  });
+
+  it('lets the takeover rules decide once the configured execution timeout has passed: after the charge, needs review', async () => {
+    const { journal, rail, skipMs, start } = await approvalExecutions({ durableExecutionTimeoutSeconds: 3_600 });
+    const input = order();
+    const first = start();
+    void first.run({ payload: input });
+    await first.getOperation('approval').waitForData(WaitingOperationStatus.STARTED);
+    // Lambda stopped the first execution at its timeout, suspended: no invocation of it ever settles the record.
+    skipMs(2 * 3_600_000);
+
+    const later = await start().run({ payload: input });
+
+    expect(later.getStatus()).toBe('FAILED');
+    expect(later.getError().errorType).toBe('NeedsReviewError');
+    expect((await journal.get(requestPk('-', 'fulfil', input.orderId)))?.status).toBe('UNKNOWN');
+    expect(rail.charges).toHaveLength(1);
+  });
+
+  it("refuses effects: 'staged-only' in a durable execution before any step runs", async () => {
+    const { journal, clock } = await durableJournal();
+    const rail = new RecordingRail();
+    const workflow = fulfilmentWorkflow(rail, { journal, clock, effects: 'staged-only' }, async () => undefined);
+
+    const execution = await new LocalDurableTestRunner({ handlerFunction: withDurableExecution(workflow) }).run({
+      payload: order(),
+    });
+
+    expect(execution.getStatus()).toBe('FAILED');
+    expect(execution.getError().errorType).toBe('InvalidOptionsError');
+    expect(rail.charges).toHaveLength(0);
   });
 });
