@@ -1,5 +1,6 @@
 import { InvalidOptionsError } from '../core/index.js';
 import { RecordStatus, type JournalRecord } from '../journal/index.js';
+import type { IdempotencyScope } from './scope.js';
 
 /**
  * Lambda durable functions (`@aws/durable-execution-sdk-js`, or Middy 7's durable execution mode)
@@ -102,4 +103,19 @@ export function assertLeasedForDurable(effects: 'any' | 'staged-only'): void {
         "use effects: 'any'",
     );
   }
+}
+
+/**
+ * The `DurableExecutionName` an HTTP front door starts its durable execution under: derived from
+ * the guarded request's scope, so every retry and takeover of one logical request names the same
+ * execution, and Lambda starts it once (a name that exists with the same payload returns that
+ * execution). 32 hex characters, within Lambda's name rules; a new key (or an expired one reused)
+ * names a new execution.
+ *
+ * @example
+ * await lambda.send(new InvokeCommand({ FunctionName, InvocationType: 'Event', Payload,
+ *   DurableExecutionName: durableExecutionNameOf(idempotencyOf(context)) }));
+ */
+export function durableExecutionNameOf(scope: IdempotencyScope, label = 'durable-execution'): string {
+  return scope.deriveKey(label);
 }
