@@ -134,7 +134,8 @@ export class IdempotencyEngine {
         return attempt.replay(record.response?.value);
       }
       // A replay of the execution holding the record: its own lease, not a duplicate's 409.
-      if (isOwnExecution(record, attempt.durable, clock())) return attempt.resume(record, () => this.leaseMsFor(attempt));
+      if (isOwnExecution(record, attempt.durable, clock()))
+        return attempt.resume(record, () => this.leaseMsFor(attempt));
       const leaseExpired = record.leaseUntilEpochMs < clock();
       let outcome: void | typeof RACED | 'waiting' = 'waiting';
       if (needsRecovery(record, clock())) {

@@ -21,7 +21,9 @@ async function durablePaymentHandler() {
   const rail = new RecordingRail();
   // idemkit's middleware is typed against Middy 6's MiddlewareObj; Middy 7 runs the same hooks.
   const guard = httpIdempotency({ journal, clock }) as MiddlewareObj<{ body: string }, unknown, Error, DurableContext>;
-  const handler = middy<{ body: string }, unknown, Error, DurableContext>({ executionMode: executionModeDurableContext })
+  const handler = middy<{ body: string }, unknown, Error, DurableContext>({
+    executionMode: executionModeDurableContext,
+  })
     .use(guard)
     .handler(async (event, context) => {
       const scope = idempotencyOf(context);
@@ -33,7 +35,10 @@ async function durablePaymentHandler() {
       await context.wait('settle', { seconds: 86_400 });
       return { statusCode: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chargeId }) };
     });
-  return { rail, run: (payload: unknown) => new LocalDurableTestRunner({ handlerFunction: handler as never }).run({ payload }) };
+  return {
+    rail,
+    run: (payload: unknown) => new LocalDurableTestRunner({ handlerFunction: handler as never }).run({ payload }),
+  };
 }
 
 describe('httpIdempotency in a Middy 7 durable handler', () => {

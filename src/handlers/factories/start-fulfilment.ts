@@ -44,7 +44,8 @@ export function lambdaDurableStarter(client: LambdaClient = new LambdaClient({})
         Payload: JSON.stringify(payload),
       }),
     );
-    if (!out.DurableExecutionArn) throw new Error(`${functionName} is not a durable function: no execution ARN came back`);
+    if (!out.DurableExecutionArn)
+      throw new Error(`${functionName} is not a durable function: no execution ARN came back`);
     return { executionArn: out.DurableExecutionArn };
   };
 }

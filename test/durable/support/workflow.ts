@@ -24,7 +24,11 @@ export class RecordingRail {
  * at each call (the guard's default clock is the `Date.now` loaded before the runner faked time),
  * plus an offset a test moves to stand for time passing while an execution is suspended.
  */
-export async function durableJournal(): Promise<{ journal: DynamoDBJournal; clock: () => number; skipMs(ms: number): void }> {
+export async function durableJournal(): Promise<{
+  journal: DynamoDBJournal;
+  clock: () => number;
+  skipMs(ms: number): void;
+}> {
   const client = localClient();
   const tableName = await createJournalTable(client, 'durable');
   let offsetMs = 0;

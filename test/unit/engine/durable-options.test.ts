@@ -6,7 +6,12 @@ const work = async (input: { id: string }) => input.id;
 describe('durableExecutionTimeoutSeconds, checked when the guard is created', () => {
   it.each([0, -1, 1.5, 31_622_401, Number.NaN, '3600'])('refuses %p', (value) => {
     const create = () =>
-      makeIdempotent(work, { journal, operation: 'op', key: (i) => i.id, durableExecutionTimeoutSeconds: value as never });
+      makeIdempotent(work, {
+        journal,
+        operation: 'op',
+        key: (i) => i.id,
+        durableExecutionTimeoutSeconds: value as never,
+      });
 
     expect(create).toThrow(InvalidOptionsError);
     expect(create).toThrow(/durableExecutionTimeoutSeconds/);
