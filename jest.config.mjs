@@ -63,6 +63,8 @@ export default {
         '<rootDir>/test/client/',
         '<rootDir>/test/cdk/',
         '<rootDir>/test/unit/',
+        // Lambda durable functions need Node 22: `npm run test:durable` (jest.durable.config.mjs) runs them.
+        '<rootDir>/test/durable/',
         ...SERVICE_FREE_SUITES.map((suite) => `<rootDir>/${suite.replace(/\./g, '\\.')}$`),
       ],
       globalSetup: '<rootDir>/test/setup/global-setup.mjs',

@@ -15,6 +15,7 @@ export const GUIDES = [
   'docs/crash-safety.md',
   'docs/staged-only.md',
   'docs/client.md',
+  'docs/durable-functions.md',
   'docs/migrating-from-powertools.md',
   'docs/cdk.md',
   'docs/operations.md',

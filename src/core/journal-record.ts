@@ -32,4 +32,6 @@ export interface JournalRecord {
   readonly evidence: Evidence;
   readonly effectStarted: boolean;
   readonly effectName?: string;
+  /** The Lambda durable execution that holds the record: its replays continue under the record's lease. */
+  readonly durableExecutionArn?: string;
 }

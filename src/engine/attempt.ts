@@ -17,6 +17,7 @@ import {
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
 import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
+import { durableExecutionOf, endsInvocationOnly, type DurableExecution } from './durable-execution.js';
 import type { EngineSettings } from './guard-options.js';
 import {
   assertStoredResponse,
@@ -92,6 +93,8 @@ export class Attempt {
   readonly trace: AttemptTrace = newTrace();
   readonly journal: CountedJournal;
   readonly remainingTimeMs?: () => number;
+  /** The Lambda durable execution this attempt runs in, if any. */
+  readonly durable?: DurableExecution;
   admission: Admission = { kind: 'refused', error: undefined };
   private key?: string;
   private pk?: string;
@@ -107,8 +110,11 @@ export class Attempt {
   ) {
     this.startedAtEpochMs = settings.clock();
     this.journal = new CountedJournal(settings.journal);
-    const getRemaining = context?.getRemainingTimeInMillis;
-    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(context);
+    this.durable = durableExecutionOf(context);
+    // A durable context carries the invocation's own Lambda context: its remaining time is this invocation's.
+    const invocation = this.durable?.invocation ?? context;
+    const getRemaining = invocation?.getRemainingTimeInMillis;
+    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
   }
 
   /**
@@ -164,6 +170,15 @@ export class Attempt {
     });
     bindScope(this.context, scope);
     this.admission = { kind: 'run', scope };
+  }
+
+  /**
+   * Admits a replay of the durable execution that holds `record`: it continues under the record's
+   * own lease token, with the evidence and effect marker its earlier invocations left.
+   */
+  resume(record: JournalRecord, leaseMs: () => number): void {
+    this.mark('resumed');
+    this.hold(record, false, leaseMs);
   }
 
   /**
@@ -285,6 +300,8 @@ export class Attempt {
       throw error;
     }
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    // One invocation of a durable execution ended, not the execution: a later invocation resumes under the same lease.
+    if (this.durable && endsInvocationOnly(error)) throw this.interrupt(error);
     // A claim `holdUnique` found taken, before any effect: the record goes as after a refused commit.
     if (error instanceof UniqueConflictError) return this.conflicted(error);
     await this.abandon();
@@ -345,7 +362,7 @@ export class Attempt {
     }
     this.trace.journalCalls = this.journal.calls;
     const identity = {
-      requestId: this.context?.awsRequestId,
+      requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
       operation: this.request.operation,
       key: this.key,

@@ -28,9 +28,9 @@ export class CountedJournal implements Journal {
     return this.inner.reserve(request);
   }
 
-  takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
+  takeOver(pk: string, expectedToken: string, leaseMs: number, durableExecutionArn?: string): Promise<JournalRecord> {
     this.calls++;
-    return this.inner.takeOver(pk, expectedToken, leaseMs);
+    return this.inner.takeOver(pk, expectedToken, leaseMs, durableExecutionArn);
   }
 
   heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {

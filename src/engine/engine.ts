@@ -9,6 +9,7 @@ import {
   type LambdaContextLike,
   type RunResult,
 } from './attempt.js';
+import { assertLeasedForDurable, durableLeaseMs, isOwnExecution } from './durable-execution.js';
 import type { EngineSettings, LegacyDecision, RecoveryDecision } from './guard-options.js';
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -104,6 +105,7 @@ export class IdempotencyEngine {
       if (cached.fingerprint !== fingerprint) throw attempt.mismatch();
       return attempt.replay(cached.response.value);
     }
+    if (attempt.durable) assertLeasedForDurable(this.settings.effects);
     // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
     if (this.settings.effects === 'staged-only') return attempt.holdStaged(pk, fingerprint);
     const leaseMs = this.leaseMsFor(attempt);
@@ -115,7 +117,13 @@ export class IdempotencyEngine {
     for (;;) {
       let record = polled;
       if (!record) {
-        const reservation = await journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: this.settings.ttlSeconds });
+        const reservation = await journal.reserve({
+          pk,
+          fingerprint,
+          leaseMs,
+          ttlSeconds: this.settings.ttlSeconds,
+          durableExecutionArn: attempt.durable?.executionArn,
+        });
         if (reservation.reserved) {
           attempt.hold(reservation.record, false, () => this.leaseMsFor(attempt));
           if (await this.consultLegacy(attempt)) return;
@@ -130,6 +138,9 @@ export class IdempotencyEngine {
         localCache?.remember(record);
         return attempt.replay(record.response?.value);
       }
+      // A replay of the execution holding the record: its own lease, not a duplicate's 409.
+      if (isOwnExecution(record, attempt.durable, clock()))
+        return attempt.resume(record, () => this.leaseMsFor(attempt));
       const leaseExpired = record.leaseUntilEpochMs < clock();
       let outcome: void | typeof RACED | 'waiting' = 'waiting';
       if (needsRecovery(record, clock())) {
@@ -221,7 +232,7 @@ export class IdempotencyEngine {
   ): Promise<void | typeof RACED> {
     let taken: JournalRecord;
     try {
-      taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs);
+      taken = await attempt.journal.takeOver(record.pk, record.leaseToken, leaseMs, attempt.durable?.executionArn);
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
       return RACED;
@@ -261,8 +272,12 @@ export class IdempotencyEngine {
     throw new NeedsReviewError(record);
   }
 
-  /** The lease asked for: the option, else the Lambda's remaining time plus a grace second, else a default. */
+  /**
+   * The lease asked for: a durable execution's whole timeout; else the option, else the Lambda's
+   * remaining time plus a grace second, else a default.
+   */
   private leaseMsFor(attempt: Attempt): number {
+    if (attempt.durable) return durableLeaseMs(this.settings.durableExecutionTimeoutSeconds, LEASE_GRACE_MS);
     if (this.settings.leaseMs !== undefined) return this.settings.leaseMs;
     const remainingMs = attempt.remainingTimeMs?.();
     return remainingMs !== undefined ? remainingMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;

@@ -8,6 +8,7 @@ import {
 } from '../core/index.js';
 import type { Journal } from '../journal/index.js';
 import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
+import { MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
 import { LocalCache } from './local-cache.js';
 import type { IdempotencyScope } from './scope.js';
 
@@ -93,6 +94,16 @@ export interface GuardOptions extends TelemetryOptions {
    */
   readonly effects?: 'any' | 'staged-only';
   /**
+   * The `ExecutionTimeout` of the Lambda durable function this guard runs in, in seconds: the
+   * lease of a durable execution's record lasts this long (plus a grace second), so a duplicate
+   * arriving during a long wait is refused as in progress, never let take over. Nothing in the
+   * durable context gives the configured timeout; set it to the function's. Ignored outside a
+   * durable execution (there `leaseMs` applies).
+   * @default 31622400 (366 days, Lambda's maximum: never shorter than any execution)
+   * @example makeIdempotent(workflow, { journal, operation: 'fulfil', key, durableExecutionTimeoutSeconds: 86_400 })
+   */
+  readonly durableExecutionTimeoutSeconds?: number;
+  /**
    * Epoch milliseconds now, for lease and expiry decisions.
    * @default Date.now
    */
@@ -128,6 +139,8 @@ export interface EngineSettings {
    * `GuardOptions.effects`).
    */
   readonly effects: 'any' | 'staged-only';
+  /** The lease of a durable execution's record, in seconds (see `GuardOptions.durableExecutionTimeoutSeconds`). */
+  readonly durableExecutionTimeoutSeconds: number;
   /**
    * During a migration, reads what the previous idempotency library holds for a request whose key was just reserved.
    */
@@ -144,6 +157,7 @@ export const DEFAULT_GUARD_OPTIONS = Object.freeze({
   waitMs: 5_000,
   retryAfterSeconds: 1,
   effects: 'any',
+  durableExecutionTimeoutSeconds: MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS,
   clock: Date.now,
 } as const);
 
@@ -158,6 +172,7 @@ export const GUARD_OPTION_NAMES = Object.freeze([
   'recover',
   'localCache',
   'effects',
+  'durableExecutionTimeoutSeconds',
   'clock',
   'metrics',
   'logger',
@@ -223,6 +238,13 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     ),
     recover: readFunction(factory, 'recover', options.recover, undefined),
     effects,
+    durableExecutionTimeoutSeconds: readNumber(
+      factory,
+      'durableExecutionTimeoutSeconds',
+      options.durableExecutionTimeoutSeconds,
+      DEFAULT_GUARD_OPTIONS.durableExecutionTimeoutSeconds,
+      { min: 1, max: MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS, integer: true },
+    ),
     localCache: localCache
       ? new LocalCache(readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true }))
       : undefined,

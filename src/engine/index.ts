@@ -25,4 +25,5 @@ export {
   type LegacyLookup,
   type RecoveryDecision,
 } from './guard-options.js';
+export { durableExecutionNameOf, MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
 export { AttemptScope, idempotencyOf, type IdempotencyScope } from './scope.js';

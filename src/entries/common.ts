@@ -69,6 +69,8 @@ export {
   idempotencyOf,
   fingerprintOf,
   DEFAULT_GUARD_OPTIONS,
+  durableExecutionNameOf,
+  MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS,
   type IdempotencyScope,
   type RecoveryDecision,
   type GuardOptions,

@@ -51,13 +51,19 @@ const OPTION_NAMES = ['operation', 'key', 'fingerprint', 'tenant', 'migrateFrom'
  *   NeedsReviewError, UniqueConflictError, WriteConflictError, StagedWriteError,
  *   JournalUnavailableError, ResponseNotSerializableError, ResponseTooLargeError (on a
  *   replay), RequestInvalidError
+ * In a Lambda durable function the context is the SDK's durable context: the guard recognises
+ * the execution's replays and leases the record for the whole execution
+ * (`durableExecutionTimeoutSeconds`).
+ *
  * @example
  * const reserve = makeIdempotent(reserveStock, { journal, operation: 'reserveStock', key: (order) => order.id });
+ * @example
+ * export const handler = withDurableExecution(makeIdempotent(fulfil, { journal, operation: 'fulfil', key: (o) => o.id }));
  */
-export function makeIdempotent<TInput, TResult>(
-  fn: (input: TInput, context: LambdaContextLike) => Promise<TResult>,
+export function makeIdempotent<TInput, TResult, TContext extends object = LambdaContextLike>(
+  fn: (input: TInput, context: TContext) => Promise<TResult>,
   options: MakeIdempotentOptions<TInput>,
-): (input: TInput, context?: LambdaContextLike) => Promise<TResult> {
+): (input: TInput, context?: TContext) => Promise<TResult> {
   if (typeof fn !== 'function') throw new InvalidOptionsError(`${FACTORY}: the first argument must be a function`);
   const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   const operation = required(FACTORY, 'operation', readString(FACTORY, 'operation', options.operation, undefined));
@@ -71,7 +77,7 @@ export function makeIdempotent<TInput, TResult>(
     new Telemetry(MetricDimension.operation, options),
   );
 
-  return async function idempotent(input: TInput, context: LambdaContextLike = {}): Promise<TResult> {
+  return async function idempotent(input: TInput, context: TContext = {} as TContext): Promise<TResult> {
     let tenant: string | undefined;
     let scopeError: unknown;
     try {
@@ -90,8 +96,9 @@ export function makeIdempotent<TInput, TResult>(
         fingerprint: () => fingerprintOf(fingerprintInput(input)),
         legacyEvent: input,
       },
-      context,
-      { invoke: (scoped) => fn(input, scoped), outcomeOf: (response) => ({ store: true, response }) },
+      context as LambdaContextLike,
+      // The handler gets its own context back (a durable context keeps its steps), with the attempt's scope bound.
+      { invoke: (scoped) => fn(input, scoped as TContext), outcomeOf: (response) => ({ store: true, response }) },
     );
     // The first caller gets what a replay gets, so code that works once also works on the retry path.
     return (result.kind === 'ran' ? storedJsonForm(result.response) : result.response) as TResult;

@@ -13,12 +13,15 @@ export const HandlerEnv = {
   paymentsTable: 'PAYMENTS_TABLE_NAME',
   /** Stock table name. */
   stockTable: 'STOCK_TABLE_NAME',
+  /** The durable fulfilment function the front door starts (a qualified ARN: version or alias). */
+  fulfilmentFunction: 'FULFILMENT_FUNCTION_NAME',
 } as const;
 
 /** Guarded HTTP operations (the `Operation` metric dimension). */
 export const PaymentsOperation = {
   createPayment: 'POST /payments',
   createRefund: 'POST /payments/{id}/refunds',
+  startFulfilment: 'POST /fulfilments',
 } as const;
 
 /** Consumer name of the order-events queue consumer. */

@@ -118,18 +118,30 @@ export class DynamoDBJournal implements Journal {
     }
   }
 
-  async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
+  async takeOver(
+    pk: string,
+    expectedToken: string,
+    leaseMs: number,
+    durableExecutionArn?: string,
+  ): Promise<JournalRecord> {
     const now = this.clock();
     const token = newLeaseToken();
+    // The owner changes with the lease: the previous execution's replays must not continue under the new token.
+    const owner =
+      durableExecutionArn === undefined
+        ? { expression: ` REMOVE ${RecordAttribute.durableExecution}`, values: {} }
+        : { expression: `, ${RecordAttribute.durableExecution} = :owner`, values: { ':owner': durableExecutionArn } };
     try {
       // Back to IN_PROGRESS: while the new owner holds its lease, an UNKNOWN record must not be taken again.
       const out = await this.fencedUpdate('takeOver', {
         Key: { pk },
         UpdateExpression:
-          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress',
+          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress' +
+          owner.expression,
         ConditionExpression: JournalCondition.takeOver,
         ExpressionAttributeNames: STATUS_NAME,
         ExpressionAttributeValues: {
+          ...owner.values,
           ':new': token,
           ':old': expectedToken,
           ':until': now + leaseMs,

@@ -76,6 +76,8 @@ export interface ReserveRequest {
   readonly fingerprint: string;
   readonly leaseMs: number;
   readonly ttlSeconds: number;
+  /** The Lambda durable execution reserving the key, recorded as the record's owner. */
+  readonly durableExecutionArn?: string;
 }
 
 /** Result of {@link Journal.reserve}: either this attempt owns a fresh record, or the existing one came back. */
@@ -129,8 +131,11 @@ export type Resolution =
 export interface Journal {
   /** One conditional write: claims an absent or expired key, or returns the existing record. */
   reserve(request: ReserveRequest): Promise<ReserveResult>;
-  /** Takes over an expired lease (or an `UNKNOWN` record) held under `expectedToken`. */
-  takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord>;
+  /**
+   * Takes over an expired lease (or an `UNKNOWN` record) held under `expectedToken`; the record's
+   * durable execution becomes `durableExecutionArn` (none when undefined), so only the new owner's replays continue.
+   */
+  takeOver(pk: string, expectedToken: string, leaseMs: number, durableExecutionArn?: string): Promise<JournalRecord>;
   /** Extends the lease; returns the new `leaseUntil` (epoch ms). */
   heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number>;
   /** Durably marks that an irreversible effect is about to start; the record stops expiring. */

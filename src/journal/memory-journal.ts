@@ -88,7 +88,12 @@ export class MemoryJournal implements Journal {
     return { reserved: true, record: copy(record), replacedExpired: existing !== undefined };
   }
 
-  async takeOver(pk: string, expectedToken: string, leaseMs: number): Promise<JournalRecord> {
+  async takeOver(
+    pk: string,
+    expectedToken: string,
+    leaseMs: number,
+    durableExecutionArn?: string,
+  ): Promise<JournalRecord> {
     const now = this.clock();
     const record = this.fenced(
       pk,
@@ -101,6 +106,7 @@ export class MemoryJournal implements Journal {
       leaseUntilEpochMs: now + leaseMs,
       attempt: record.attempt + 1,
       updatedAtEpochMs: now,
+      durableExecutionArn,
     });
     return copy(record);
   }

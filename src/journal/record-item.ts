@@ -45,7 +45,7 @@ export function newRecordItem(record: NewRecord): JournalItem {
 /** The item a reservation puts: `IN_PROGRESS` under a fresh lease, expiring no earlier than the lease ends. */
 export function reservationItem(request: ReserveRequest, nowEpochMs: number): JournalItem {
   const leaseUntilEpochMs = nowEpochMs + request.leaseMs;
-  return newRecordItem({
+  const item = newRecordItem({
     pk: request.pk,
     status: RecordStatus.inProgress,
     fingerprint: request.fingerprint,
@@ -55,6 +55,8 @@ export function reservationItem(request: ReserveRequest, nowEpochMs: number): Jo
     updatedAtEpochMs: nowEpochMs,
     expiresAtEpochSeconds: leaseAwareExpiry(nowEpochMs, request.ttlSeconds, leaseUntilEpochMs),
   });
+  if (request.durableExecutionArn !== undefined) item[A.durableExecution] = request.durableExecutionArn;
+  return item;
 }
 
 /** The statuses a record may hold; any other value (or none) makes it unreadable. */
@@ -95,6 +97,9 @@ export function recordFromItem(item: JournalItem): JournalRecord {
   const effectName = item[A.effectName];
   if (effectName !== undefined && typeof effectName !== 'string')
     throw unreadable(`attribute '${A.effectName}' is not a string`);
+  const durableExecution = item[A.durableExecution];
+  if (durableExecution !== undefined && typeof durableExecution !== 'string')
+    throw unreadable(`attribute '${A.durableExecution}' is not a string`);
   const createdAtEpochMs = number(A.createdAt, 0);
   return {
     pk,
@@ -110,5 +115,6 @@ export function recordFromItem(item: JournalItem): JournalRecord {
     evidence: evidence as Evidence,
     effectStarted,
     effectName,
+    durableExecutionArn: durableExecution,
   };
 }

@@ -28,6 +28,8 @@ export const RecordAttribute = {
   evidence: 'evidence',
   effectStarted: 'effectStarted',
   effectName: 'effectName',
+  /** ARN of the Lambda durable execution that reserved (or took over) the record. */
+  durableExecution: 'durableExecution',
   kind: 'kind',
 } as const;
 

@@ -161,6 +161,7 @@ export type AttemptStatus =
   | 'mismatch'
   | 'expired'
   | 'recovered'
+  | 'resumed'
   | 'unknown'
   | 'released'
   | 'missing_key'
