@@ -48,6 +48,7 @@ export {
   type CompletionWrites,
   type OutboxEvent,
   type UniqueClaim,
+  type UniqueHold,
   type StagedCommit,
   type StagedCommitResult,
   type Resolution,
