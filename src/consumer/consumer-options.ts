@@ -64,7 +64,12 @@ export function resolveConsumerSettings<M>(
 
 /** The `consumer` option, or the name a construct set in the environment. */
 function consumerOf<M>(factory: string, options: ConsumerOptions<M>): string {
-  const consumer = readString(factory, 'consumer', options.consumer, process.env[IdemkitEnvironment.consumer] || undefined);
+  const consumer = readString(
+    factory,
+    'consumer',
+    options.consumer,
+    process.env[IdemkitEnvironment.consumer] || undefined,
+  );
   if (consumer === undefined) {
     throw new InvalidOptionsError(`${factory}: option 'consumer' is required (or set ${IdemkitEnvironment.consumer})`);
   }

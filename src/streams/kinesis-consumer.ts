@@ -13,7 +13,10 @@ import {
  * A resolved promise marks the record processed (its value is not stored); a rejection stops
  * the batch at this record.
  */
-export type KinesisRecordHandler<T = unknown> = (record: KinesisConsumerRecord<T>, context: Context) => Promise<unknown>;
+export type KinesisRecordHandler<T = unknown> = (
+  record: KinesisConsumerRecord<T>,
+  context: Context,
+) => Promise<unknown>;
 
 /**
  * Guards a Kinesis Data Streams Lambda handler record by record, in order: each message is
