@@ -3,7 +3,6 @@
  * its shards into Lambda events, guarded on DynamoDB Local.
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
-import type { KinesisStreamEvent } from 'aws-lambda';
 import { idempotencyOf } from '../../src/engine/index.js';
 import { kinesisConsumer, type KinesisConsumerRecord } from '../../src/streams/index.js';
 import { MetricName } from '../../src/telemetry/index.js';
