@@ -22,6 +22,7 @@ const ENTRY_SOURCES: Record<string, string> = {
   idemkit: 'src/index.ts',
   'idemkit/client': 'src/client/index.ts',
   'idemkit/sqs': 'src/entries/sqs.ts',
+  'idemkit/streams': 'src/entries/streams.ts',
   'idemkit/outbox': 'src/outbox/index.ts',
   'idemkit/cdk': 'lib/index.ts',
 };
