@@ -3,6 +3,8 @@
  * its shards into Lambda events, guarded on DynamoDB Local.
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { idempotencyOf } from '../../src/engine/index.js';
 import { kinesisConsumer, type KinesisConsumerRecord } from '../../src/streams/index.js';
 import { MetricName } from '../../src/telemetry/index.js';
@@ -216,6 +218,23 @@ describe('kinesisConsumer on kinesalite and DynamoDB Local', () => {
 });
 
 describe('kinesisConsumer on events built like Lambda', () => {
+  it("runs the sample event's producer retry once under the order id", async () => {
+    const { journal } = await localJournal();
+    const sample = JSON.parse(
+      readFileSync(join(__dirname, '../../events/kinesis-order-events-producer-retry.json'), 'utf8'),
+    );
+    const ran: string[] = [];
+
+    const response = await kinesisConsumer<Order>(async (record) => void ran.push(record.data.orderId), {
+      journal,
+      consumer: 'orders',
+      messageId: (record) => record.data.orderId,
+    })(sample);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(ran).toEqual(['ord-1001', 'ord-1002']);
+  });
+
   it('reports a record whose data is not JSON, and runs nothing after it', async () => {
     const { journal } = await localJournal();
     const { logger, lines } = streamLogger();
