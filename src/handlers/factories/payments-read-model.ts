@@ -22,14 +22,19 @@ interface StoredPayment {
   readonly tenantId?: string;
   readonly amount: number;
   readonly currency: string;
+  readonly status: string;
   readonly createdAt: string;
 }
 
+/** The status `POST /payments` stores a charged payment with; other items of the table (transfers) are not counted. */
+const CAPTURED = 'CAPTURED';
+
 /**
- * Projects every new payment into the payment totals (count and amount per tenant, currency
+ * Projects every new captured payment into the payment totals (count and amount per tenant, currency
  * and day) exactly once: the `ADD` is staged, so it commits in the same transaction as the
  * inbox record of the change, and a redelivered batch finds the record and adds nothing.
- * Only inserts count; changes to a payment (refunds) leave the totals as they are.
+ * Only inserts of captured payments count; changes to a payment (refunds) and other items
+ * leave the totals as they are.
  *
  * @example
  * const handler = createPaymentsReadModel({ journal, paymentTotalsTable: 'payment-totals' });
@@ -37,8 +42,8 @@ interface StoredPayment {
 export function createPaymentsReadModel(deps: PaymentsReadModelDependencies) {
   return dynamodbStreamConsumer<StoredPayment>(
     async function projectPayment(record, context) {
-      if (record.eventName !== 'INSERT' || !record.newImage) return;
       const payment = record.newImage;
+      if (record.eventName !== 'INSERT' || payment?.status !== CAPTURED) return;
       const day = payment.createdAt.slice(0, 10);
       idempotencyOf(context).stage({
         Update: {
