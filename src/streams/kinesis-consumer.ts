@@ -32,8 +32,9 @@ export type KinesisRecordHandler<T = unknown> = (
  *   sequence number is the one batch item failure, the records after it are not run, and
  *   Lambda resumes there.
  *
- * The data is decoded once (base64, then JSON unless `dataFormat` says otherwise) into
- * `record.data`, which the handler, `messageId` and `fingerprint` all read. Lambda's own
+ * The data is decoded once, on first read (base64, then JSON unless `dataFormat` says
+ * otherwise), into `record.data`, which the handler, `messageId` and `fingerprint` all share;
+ * data that cannot be decoded throws `RequestInvalidError` where `record.data` is read. Lambda's own
  * redeliveries share an `eventID` (the default message id); a producer's retry of `PutRecord`
  * is a new record, which only an id inside the data recognises.
  *
@@ -58,13 +59,25 @@ export function kinesisConsumer<T = unknown>(
       noun: 'kinesis record',
       sequenceNumberOf: (record: KinesisStreamRecord) => record?.kinesis?.sequenceNumber || undefined,
       shardOf: (record: KinesisStreamRecord) => record.eventID?.split(':')[0],
-      read: (record: KinesisStreamRecord) => ({ ...record, data: decodeData<T>(record, settings.dataFormat) }),
+      read: (record: KinesisStreamRecord) => withDecodedData<T>(record, settings.dataFormat),
       defaultFingerprint: (record: KinesisConsumerRecord<T>) => sha256Hex(record.kinesis.data ?? ''),
     },
     settings,
     recordHandler,
     options,
   );
+}
+
+/**
+ * The record with `data` decoded on first read and kept: a handler that reads only the Lambda
+ * fields never meets a decoding error, and one that reads `data` gets its typed error there.
+ */
+function withDecodedData<T>(record: KinesisStreamRecord, format: KinesisDataFormat): KinesisConsumerRecord<T> {
+  let decoded: { value: T } | undefined;
+  return Object.defineProperty({ ...record }, 'data', {
+    enumerable: true,
+    get: () => (decoded ??= { value: decodeData<T>(record, format) }).value,
+  }) as KinesisConsumerRecord<T>;
 }
 
 function decodeData<T>(record: KinesisStreamRecord, format: KinesisDataFormat): T {

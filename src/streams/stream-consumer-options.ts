@@ -7,8 +7,8 @@ export type KinesisDataFormat = 'json' | 'text' | 'bytes';
 
 /**
  * A Kinesis record as `kinesisConsumer` hands it to the handler, the message id and the
- * fingerprint: the Lambda record unchanged, plus its data decoded once (base64, then JSON by
- * default).
+ * fingerprint: the Lambda record unchanged, plus its data decoded once, on first read (base64,
+ * then JSON by default).
  */
 export type KinesisConsumerRecord<T = unknown> = KinesisStreamRecord & {
   /** The record's data: parsed JSON (`dataFormat: 'json'`), UTF-8 text (`'text'`) or the raw bytes (`'bytes'`). */
@@ -55,8 +55,10 @@ export interface KinesisConsumerOptions<T = unknown> extends ConsumerOptions<Kin
    */
   readonly fingerprint?: (record: KinesisConsumerRecord<T>) => unknown;
   /**
-   * How the base64 data is decoded for `record.data`. With `'json'` a record whose data is not
-   * JSON fails (`invalid_key`) and stops the shard until the event source gives up on it.
+   * How the base64 data is decoded for `record.data` (on its first read). With `'json'`, reading
+   * `record.data` of a record whose data is not JSON throws `RequestInvalidError`: in `messageId`
+   * the record is unreadable (`invalid_key`), in the handler it failed; either way it stops the
+   * shard until the event source gives up on it.
    * @default 'json'
    */
   readonly dataFormat?: KinesisDataFormat;

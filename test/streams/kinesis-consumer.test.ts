@@ -235,23 +235,44 @@ describe('kinesisConsumer on events built like Lambda', () => {
     expect(ran).toEqual(['ord-1001', 'ord-1002']);
   });
 
-  it('reports a record whose data is not JSON, and runs nothing after it', async () => {
+  it('reports a record whose data is not JSON where the data is read, and runs nothing after it', async () => {
     const { journal } = await localJournal();
     const { logger, lines } = streamLogger();
     const ran: unknown[] = [];
     const records = [kinesisRecord({ orderId: 'o1' }), kinesisRecord('{"orderId":'), kinesisRecord({ orderId: 'o3' })];
+    const options = { journal, consumer: 'orders', logger };
 
-    const response = await kinesisConsumer(async (record) => void ran.push(record.data), {
-      journal,
-      consumer: 'orders',
-      logger,
+    const byHandler = await kinesisConsumer(
+      async (record) => void ran.push(record.data),
+      options,
+    )({ Records: records });
+    const byMessageId = await kinesisConsumer(async (record) => void ran.push(record.data), {
+      ...options,
+      consumer: 'orders-by-id',
+      messageId: (record) => (record.data as { orderId: string }).orderId,
     })({ Records: records });
 
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[1].kinesis.sequenceNumber }]);
-    expect(ran).toEqual([{ orderId: 'o1' }]);
+    expect(byHandler.batchItemFailures).toEqual([{ itemIdentifier: records[1].kinesis.sequenceNumber }]);
+    expect(byMessageId.batchItemFailures).toEqual([{ itemIdentifier: records[1].kinesis.sequenceNumber }]);
+    expect(ran).toEqual([{ orderId: 'o1' }, { orderId: 'o1' }]);
     expect(lines('kinesis record reported as failed')).toEqual([
+      expect.objectContaining({ idempotency_status: 'released', reason: expect.stringContaining('not JSON') }),
       expect.objectContaining({ idempotency_status: 'invalid_key', reason: expect.stringContaining('not JSON') }),
     ]);
+  });
+
+  it('never decodes the data of a handler that reads only the Lambda fields', async () => {
+    const { journal } = await localJournal();
+    const seen: string[] = [];
+    const record = kinesisRecord('not json at all');
+
+    const response = await kinesisConsumer(async (r) => void seen.push(r.kinesis.partitionKey), {
+      journal,
+      consumer: 'raw',
+    })({ Records: [record] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(seen).toEqual(['p']);
   });
 
   it("hands text or bytes over when dataFormat says so, and the record's Lambda fields unchanged", async () => {
