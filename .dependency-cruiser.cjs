@@ -1,11 +1,12 @@
 /**
  * Which way dependencies may point (run by `npm run lint`):
- * core (leaf) <- journal <- engine <- entry points (http, function, sqs); telemetry beside the
+ * core (leaf) <- journal <- engine <- consumer (the batch loop) <- entry points (http, function, sqs,
+ * streams); telemetry beside the
  * journal; client imports only the leaf; lib/ (constructs) imports only pure constants; the
  * example (src/handlers, lib/example) is never imported by the library.
  */
 const LIBRARY = '^src/(?!handlers/)';
-const entryPoints = '^src/(http|function|sqs)/';
+const entryPoints = '^src/(http|function|sqs|streams)/';
 
 module.exports = {
   forbidden: [
@@ -46,8 +47,22 @@ module.exports = {
     {
       name: 'entry-points-do-not-import-each-other',
       severity: 'error',
-      from: { path: '^src/(http|function|sqs)/' },
+      from: { path: '^src/(http|function|sqs|streams)/' },
       to: { path: entryPoints, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'consumer-below-the-consumers',
+      severity: 'error',
+      comment: 'The batch loop every consumer shares (SQS, Kinesis, DynamoDB Streams) knows none of them.',
+      from: { path: '^src/consumer/' },
+      to: { path: '^src/', pathNot: '^src/(core|journal|telemetry|engine|consumer)/' },
+    },
+    {
+      name: 'streams-entry-loads-no-sqs-code',
+      severity: 'error',
+      comment: 'idemkit/streams is for stream consumers: no SQS guard, no HTTP middleware, no outbox in its bundle.',
+      from: { path: '^src/entries/streams\\.ts$' },
+      to: { path: '^src/(sqs|http|function|outbox|client)/', reachable: true },
     },
     {
       name: 'client-imports-only-the-core',

@@ -11,6 +11,7 @@ export const GUIDES = [
   'docs/http.md',
   'docs/functions.md',
   'docs/queues.md',
+  'docs/streams.md',
   'docs/outbox.md',
   'docs/crash-safety.md',
   'docs/staged-only.md',

@@ -27,4 +27,5 @@ export {
 } from './telemetry/index.js';
 export * from './client/index.js';
 export * from './sqs/index.js';
+export * from './streams/index.js';
 export * from './outbox/index.js';

@@ -1,15 +1,23 @@
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   ExampleTableKey,
   ORDER_EVENTS_CONSUMER,
   HandlerEnv,
+  PAYMENTS_READ_MODEL_CONSUMER,
   PAYMENTS_SERVICE_NAME,
   PaymentsOperation,
 } from '../../src/handlers/service-config.js';
-import { GuardedQueueConsumer, IdempotencyDashboard, IdempotencyJournalTable, OutboxDispatcher } from '../index.js';
+import {
+  GuardedQueueConsumer,
+  GuardedStreamConsumer,
+  IdempotencyDashboard,
+  IdempotencyJournalTable,
+  OutboxDispatcher,
+} from '../index.js';
 import { exampleHandlerEntry } from './handler-entry.js';
 import { PaymentsApi } from './payments-api.js';
 
@@ -35,8 +43,9 @@ export interface PaymentsServiceStackProps extends StackProps {
 
 /**
  * The example payments service: an HTTP API whose writes are idempotent, an outbox that
- * turns confirmed payments into order events, and a queue consumer that reserves stock
- * exactly once per event.
+ * turns confirmed payments into order events, a queue consumer that reserves stock
+ * exactly once per event, and a consumer of the payments table's stream that projects
+ * payment totals exactly once per change.
  *
  * @example
  * new PaymentsServiceStack(app, 'PaymentsService', { jwtIssuer, jwtAudience: ['payments'] });
@@ -48,10 +57,14 @@ export class PaymentsServiceStack extends Stack {
   public readonly paymentsTable: Table;
   /** Stock levels, keyed by `sku`, attribute `available`. */
   public readonly stockTable: Table;
+  /** Payment totals per tenant, currency and day, keyed by `totalId`: the read model. */
+  public readonly paymentTotalsTable: Table;
   /** The HTTP API and its functions. */
   public readonly api: PaymentsApi;
   /** The order-events queue and its consumer. */
   public readonly orderEvents: GuardedQueueConsumer;
+  /** The consumer of the payments table's stream that keeps the payment totals. */
+  public readonly paymentsReadModel: GuardedStreamConsumer;
   /** The outbox dispatcher feeding the order-events queue. */
   public readonly outbox: OutboxDispatcher;
   /** The dashboard and its alarms. */
@@ -60,8 +73,9 @@ export class PaymentsServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: PaymentsServiceStackProps = {}) {
     super(scope, id, props);
     this.journal = new IdempotencyJournalTable(this, 'Journal');
-    this.paymentsTable = exampleTable(this, 'PaymentsTable', ExampleTableKey.payments);
+    this.paymentsTable = exampleTable(this, 'PaymentsTable', ExampleTableKey.payments, StreamViewType.NEW_IMAGE);
     this.stockTable = exampleTable(this, 'StockTable', ExampleTableKey.stock);
+    this.paymentTotalsTable = exampleTable(this, 'PaymentTotalsTable', ExampleTableKey.paymentTotals);
 
     this.api = new PaymentsApi(this, 'Api', {
       journal: this.journal,
@@ -81,6 +95,19 @@ export class PaymentsServiceStack extends Stack {
     });
     this.stockTable.grant(this.orderEvents.function, 'dynamodb:UpdateItem');
 
+    this.paymentsReadModel = new GuardedStreamConsumer(this, 'PaymentsReadModel', {
+      journal: this.journal,
+      table: this.paymentsTable,
+      entry: exampleHandlerEntry('payments-read-model'),
+      consumerName: PAYMENTS_READ_MODEL_CONSUMER,
+      serviceName: PAYMENTS_SERVICE_NAME,
+      // The runtime every example function is built and tested for.
+      runtime: Runtime.NODEJS_22_X,
+      environment: { [HandlerEnv.paymentTotalsTable]: this.paymentTotalsTable.tableName },
+      alarmAction: props.alarmAction,
+    });
+    this.paymentTotalsTable.grant(this.paymentsReadModel.function, 'dynamodb:UpdateItem');
+
     this.outbox = new OutboxDispatcher(this, 'Outbox', {
       journal: this.journal,
       entry: exampleHandlerEntry('outbox-dispatcher'),
@@ -91,10 +118,19 @@ export class PaymentsServiceStack extends Stack {
 
     this.dashboard = new IdempotencyDashboard(this, 'Dashboard', {
       operations: Object.values(PaymentsOperation),
-      consumers: [ORDER_EVENTS_CONSUMER],
-      deadLetterQueues: [this.orderEvents.deadLetterQueue, this.outbox.failureQueue],
+      consumers: [ORDER_EVENTS_CONSUMER, PAYMENTS_READ_MODEL_CONSUMER],
+      deadLetterQueues: [
+        this.orderEvents.deadLetterQueue,
+        this.outbox.failureQueue,
+        this.paymentsReadModel.failureQueue,
+      ],
       alarmOnDeadLetterQueues: false,
-      alarms: [this.orderEvents.deadLetterAlarm, this.outbox.failureAlarm],
+      alarms: [
+        this.orderEvents.deadLetterAlarm,
+        this.outbox.failureAlarm,
+        this.paymentsReadModel.failureAlarm,
+        this.paymentsReadModel.iteratorAgeAlarm,
+      ],
       journal: this.journal,
       alarmAction: props.alarmAction,
     });
@@ -106,6 +142,7 @@ export class PaymentsServiceStack extends Stack {
     });
     new CfnOutput(this, 'PaymentsTableName', { value: this.paymentsTable.tableName });
     new CfnOutput(this, 'StockTableName', { value: this.stockTable.tableName });
+    new CfnOutput(this, 'PaymentTotalsTableName', { value: this.paymentTotalsTable.tableName });
     new CfnOutput(this, 'OrderEventsQueueUrl', { value: this.orderEvents.queue.queueUrl });
 
     Validations.of(this).acknowledge({
@@ -116,9 +153,10 @@ export class PaymentsServiceStack extends Stack {
 }
 
 /** An on-demand, encrypted, point-in-time-recoverable table; example data, so deleted with the stack. */
-function exampleTable(scope: Construct, id: string, partitionKey: string): Table {
+function exampleTable(scope: Construct, id: string, partitionKey: string, stream?: StreamViewType): Table {
   return new Table(scope, id, {
     partitionKey: { name: partitionKey, type: AttributeType.STRING },
+    stream,
     billingMode: BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     removalPolicy: RemovalPolicy.DESTROY,

@@ -1,7 +1,15 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBJournal, outboxDispatcher, type Journal } from '../../src/index.js';
 import { createPaymentHandler } from '../../src/handlers/factories/create-payment.js';
+import { createPaymentsReadModel } from '../../src/handlers/factories/payments-read-model.js';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
 import { createFakePaymentRail } from '../../src/handlers/payment-rail.js';
 import { PaymentsOperation } from '../../src/handlers/service-config.js';
@@ -50,6 +58,16 @@ export class DemoContext {
       guardOptions: { logger: this.capture.logger, metrics: this.capture.metrics },
     });
     return (event) => consume(event, localLambdaContext({ functionName: 'order-events' }));
+  }
+
+  /** The consumer of the payments table's stream that keeps the payment totals, as its Lambda would run it. */
+  readModel(): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+    const consume = createPaymentsReadModel({
+      journal: this.journal,
+      paymentTotalsTable: this.stack.tables.paymentTotals,
+      guardOptions: { logger: this.capture.logger, metrics: this.capture.metrics },
+    });
+    return (event) => consume(event, localLambdaContext({ functionName: 'payments-read-model' }));
   }
 
   /** The outbox dispatcher feeding the order-events queue. */

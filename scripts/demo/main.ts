@@ -16,6 +16,7 @@ import { migratedReplay } from './scenarios/migration-scenario.js';
 import { outboxTwice, queueRedelivery } from './scenarios/queue-scenarios.js';
 import { retryStorm } from './scenarios/retry-storm.js';
 import { stagedOnlyDoubleTap } from './scenarios/staged-only.js';
+import { streamRetried } from './scenarios/stream-scenario.js';
 
 const INITIAL_STOCK = 100;
 const CHART_PATH = join(dirname(fileURLToPath(import.meta.url)), '../../docs/retry-storm.svg');
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
     await stagedOnlyDoubleTap(ctx);
     retryStorm(narrator, CHART_PATH);
     await migratedReplay(ctx);
+    await streamRetried(ctx);
     narrator.line();
     narrator.line('Metrics the runtime emitted (EMF, namespace Idempotency):');
     narrator.line(

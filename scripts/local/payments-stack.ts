@@ -17,10 +17,17 @@ export interface LocalPaymentsStack {
   readonly client: DynamoDBClient;
   readonly doc: DynamoDBDocumentClient;
   readonly sqsClient: SQSClient;
-  readonly tables: { readonly journal: string; readonly payments: string; readonly stock: string };
+  readonly tables: {
+    readonly journal: string;
+    readonly payments: string;
+    readonly stock: string;
+    readonly paymentTotals: string;
+  };
   readonly orderEvents: LocalQueue;
   /** Reads the journal's stream like the dispatcher's event source mapping. */
   readonly outboxStream: StreamPoller;
+  /** Reads the payments table's stream like the read model consumer's event source mapping. */
+  readonly paymentsStream: StreamPoller;
   /** Stops the SQS emulator and DynamoDB Local (by its PID). */
   stop(): Promise<void>;
 }
@@ -63,7 +70,12 @@ export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions
   try {
     const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
-    const tables = { journal: 'payments-journal', payments: 'payments', stock: 'stock' };
+    const tables = {
+      journal: 'payments-journal',
+      payments: 'payments',
+      stock: 'stock',
+      paymentTotals: 'payment-totals',
+    };
     await createStringKeyTable(client, tables.journal, PARTITION_KEY, { stream: true });
     await client.send(
       new UpdateTimeToLiveCommand({
@@ -71,8 +83,9 @@ export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions
         TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
       }),
     );
-    await createStringKeyTable(client, tables.payments, ExampleTableKey.payments);
+    await createStringKeyTable(client, tables.payments, ExampleTableKey.payments, { stream: true });
     await createStringKeyTable(client, tables.stock, ExampleTableKey.stock);
+    await createStringKeyTable(client, tables.paymentTotals, ExampleTableKey.paymentTotals);
     const orderEvents = await createQueue(sqsClient, {
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
     });
@@ -90,6 +103,7 @@ export async function startLocalPaymentsStack(options: LocalPaymentsStackOptions
       tables,
       orderEvents,
       outboxStream: new StreamPoller({ tableName: tables.journal, dynamodb: client, streams }),
+      paymentsStream: new StreamPoller({ tableName: tables.payments, dynamodb: client, streams }),
       stop: async () => {
         await Promise.allSettled([sqs.stop(), dynamodb.stop()]);
       },

@@ -15,6 +15,8 @@ export const HandlerEnv = {
   stockTable: 'STOCK_TABLE_NAME',
   /** The durable fulfilment function the front door starts (a qualified ARN: version or alias). */
   fulfilmentFunction: 'FULFILMENT_FUNCTION_NAME',
+  /** Payment totals (the read model projected from the payments table's stream) table name. */
+  paymentTotalsTable: 'PAYMENT_TOTALS_TABLE_NAME',
 } as const;
 
 /** Guarded HTTP operations (the `Operation` metric dimension). */
@@ -26,6 +28,9 @@ export const PaymentsOperation = {
 
 /** Consumer name of the order-events queue consumer. */
 export const ORDER_EVENTS_CONSUMER = 'order-events';
+
+/** Consumer name of the payments table's stream consumer that projects payment totals. */
+export const PAYMENTS_READ_MODEL_CONSUMER = 'payments-read-model';
 
 /** `POWERTOOLS_SERVICE_NAME` of the example service. */
 export const PAYMENTS_SERVICE_NAME = 'payments';
@@ -40,4 +45,5 @@ export const PaymentsEventType = {
 export const ExampleTableKey = {
   payments: 'paymentId',
   stock: 'sku',
+  paymentTotals: 'totalId',
 } as const;

@@ -1,15 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
-import {
-  IdemkitEnvironment,
-  InvalidOptionsError,
-  readFunction,
-  readNumber,
-  readString,
-  KeyMissingError,
-  RequestInvalidError,
-} from '../core/index.js';
-import { resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
-import { defaultLogger, type LogSink } from '../telemetry/index.js';
+import { resolveConsumerSettings, type ConsumerSettings } from '../consumer/index.js';
+import { InvalidOptionsError, readNumber, KeyMissingError, RequestInvalidError } from '../core/index.js';
+import type { GuardOptions } from '../engine/index.js';
 
 /** Options of `sqsConsumer`. */
 export interface SqsConsumerOptions extends GuardOptions {
@@ -43,17 +35,6 @@ export interface SqsConsumerOptions extends GuardOptions {
   readonly concurrency?: number;
 }
 
-/** Everything a batch needs, resolved once per factory call. */
-export interface ConsumerSettings {
-  readonly engineSettings: EngineSettings;
-  readonly consumer: string;
-  readonly messageId: (record: SQSRecord) => string;
-  readonly fingerprint?: (record: SQSRecord) => unknown;
-  readonly concurrency: number;
-  readonly logger: LogSink;
-}
-
-const OPTION_NAMES = ['consumer', 'messageId', 'fingerprint', 'concurrency'];
 const FACTORY = 'sqsConsumer';
 
 /** Defaults of {@link SqsConsumerOptions} besides the shared guard defaults. */
@@ -63,34 +44,19 @@ export const DEFAULT_SQS_CONSUMER_OPTIONS = Object.freeze({
 });
 
 /** Validates `sqsConsumer` options (unknown names throw, naming the option) and resolves defaults. */
-export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSettings {
-  const engineSettings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
+export function resolveConsumerOptions(options: SqsConsumerOptions): ConsumerSettings<SQSRecord> {
+  const settings = resolveConsumerSettings(
+    { name: FACTORY, ownOptions: ['concurrency'], defaultMessageId: DEFAULT_SQS_CONSUMER_OPTIONS.messageId },
+    options,
+  );
   return {
-    engineSettings,
-    consumer: consumerOf(options),
-    messageId: readFunction(FACTORY, 'messageId', options.messageId, DEFAULT_SQS_CONSUMER_OPTIONS.messageId),
-    fingerprint: readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined),
+    ...settings,
     concurrency: readNumber(FACTORY, 'concurrency', options.concurrency, DEFAULT_SQS_CONSUMER_OPTIONS.concurrency, {
       min: 1,
       max: 1_000,
       integer: true,
     }),
-    logger: options.logger ?? defaultLogger(),
   };
-}
-
-/** The `consumer` option, or the name the `GuardedQueueConsumer` construct set in the environment. */
-function consumerOf(options: SqsConsumerOptions): string {
-  const consumer = readString(
-    FACTORY,
-    'consumer',
-    options.consumer,
-    process.env[IdemkitEnvironment.consumer] || undefined,
-  );
-  if (consumer === undefined) {
-    throw new InvalidOptionsError(`${FACTORY}: option 'consumer' is required (or set ${IdemkitEnvironment.consumer})`);
-  }
-  return consumer;
 }
 
 /**

@@ -48,7 +48,7 @@ describe('PaymentsServiceStack', () => {
   });
 
   it('runs every function on nodejs22.x with tracing and JSON logs', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 5);
+    template.resourceCountIs('AWS::Lambda::Function', 6);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       TracingConfig: { Mode: 'Active' },
@@ -57,8 +57,11 @@ describe('PaymentsServiceStack', () => {
     });
   });
 
-  it('creates the journal, payments and stock tables', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', 3);
+  it('creates the journal, payments, stock and payment totals tables', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 4);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'totalId', KeyType: 'HASH' }],
+    });
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: 'paymentId', KeyType: 'HASH' }],
     });
@@ -76,6 +79,22 @@ describe('PaymentsServiceStack', () => {
         Variables: Match.objectLike({
           IDEMKIT_CONSUMER: 'order-events',
           STOCK_TABLE_NAME: { Ref: Match.stringLikeRegexp('^StockTable') },
+        }),
+      },
+    });
+  });
+
+  it("projects the payments table's stream into the payment totals through a guarded stream consumer", () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PaymentsTable'), 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: false,
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          IDEMKIT_CONSUMER: 'payments-read-model',
+          PAYMENT_TOTALS_TABLE_NAME: { Ref: Match.stringLikeRegexp('^PaymentTotalsTable') },
         }),
       },
     });
@@ -113,7 +132,12 @@ describe('PaymentsServiceStack', () => {
     expect(byPolicy(/^OrderEventsConsumer/)).toEqual(
       expect.arrayContaining([{ actions: ['dynamodb:UpdateItem'], resource: expect.stringContaining('StockTable') }]),
     );
-    for (const id of [/^ApiCreatePayment/, /^ApiCreateRefund/, /^OrderEventsConsumer/]) {
+    expect(byPolicy(/^PaymentsReadModel/)).toEqual(
+      expect.arrayContaining([
+        { actions: ['dynamodb:UpdateItem'], resource: expect.stringContaining('PaymentTotalsTable') },
+      ]),
+    );
+    for (const id of [/^ApiCreatePayment/, /^ApiCreateRefund/, /^OrderEventsConsumer/, /^PaymentsReadModel/]) {
       expect(byPolicy(id).some(({ resource }) => resource.includes('JournalTable'))).toBe(true);
     }
   });

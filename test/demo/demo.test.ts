@@ -25,6 +25,7 @@ describe('npm run demo', () => {
       'staged-only double tap',
       'retry storm',
       'migrated replay',
+      'stream batch retried',
     ]) {
       expect(out).toMatch(new RegExp(`${scenario}\\s+yes`));
     }

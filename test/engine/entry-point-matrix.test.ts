@@ -1,20 +1,23 @@
 /**
- * The situations every entry point shares, run through all three on DynamoDB Local: the HTTP
- * middleware, the function wrapper and the queue consumer meet one engine, so each situation
- * must end the same way in each (in each one's own terms: a problem answer, a typed error, a
- * batch item failure).
+ * The situations every entry point shares, run through all of them on DynamoDB Local: the HTTP
+ * middleware, the function wrapper, the queue consumer and the two stream consumers meet one
+ * engine, so each situation must end the same way in each (in each one's own terms: a problem
+ * answer, a typed error, a batch item failure).
  */
 import middy from '@middy/core';
 import type { SQSEvent } from 'aws-lambda';
 import {
   DynamoDBJournal,
+  dynamodbStreamConsumer,
   httpIdempotency,
   idempotencyOf,
   IdempotencyError,
+  kinesisConsumer,
   makeIdempotent,
   sqsConsumer,
 } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
+import { kinesisRecord } from '../support/kinesis.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 
 /** What an attempt answered, in terms all three entry points share. */
@@ -62,20 +65,34 @@ function drivers(journal: DynamoDBJournal, behaviour: Behaviour): Driver[] {
     key: (input) => input.key,
   });
   const failures: Record<string, unknown>[] = [];
-  const consumer = sqsConsumer(
-    async (_record, context) => {
-      await guardedRun(behaviour, context);
+  const consumerOptions = {
+    ...shared,
+    consumer: 'payments',
+    logger: {
+      info: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>),
+      error: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>),
     },
-    {
-      ...shared,
-      consumer: 'payments',
-      messageId: (record) => JSON.parse(record.body).key,
-      logger: {
-        info: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>),
-        error: (_m: unknown, ...fields: unknown[]) => void failures.push(fields[0] as Record<string, unknown>),
-      },
-    },
-  );
+  };
+  const runRecord = async (_record: unknown, context: object) => {
+    await guardedRun(behaviour, context);
+  };
+  const consumer = sqsConsumer(runRecord, { ...consumerOptions, messageId: (record) => JSON.parse(record.body).key });
+  const kinesis = kinesisConsumer<{ key: string }>(runRecord, {
+    ...consumerOptions,
+    messageId: (record) => record.data.key,
+  });
+  const dynamodb = dynamodbStreamConsumer<{ key: string }>(runRecord, {
+    ...consumerOptions,
+    messageId: (record) => record.newImage?.key as string,
+  });
+  /** A batch answer in the matrix's terms: the one record's failure code, or whether the handler ran. */
+  const answerOf = async (batch: () => Promise<{ batchItemFailures: unknown[] }>): Promise<Answer> => {
+    const runsBefore = behaviour.runs;
+    failures.length = 0;
+    const result = await batch();
+    if (result.batchItemFailures.length === 0) return { ok: true, replayed: behaviour.runs === runsBefore };
+    return { ok: false, code: failures[0]?.error_code as string | undefined };
+  };
   return [
     {
       name: 'httpIdempotency',
@@ -106,21 +123,40 @@ function drivers(journal: DynamoDBJournal, behaviour: Behaviour): Driver[] {
     },
     {
       name: 'sqsConsumer',
-      async send(key, payload) {
-        const runsBefore = behaviour.runs;
-        failures.length = 0;
+      send(key, payload) {
         const event = {
           Records: [{ messageId: `m-${Math.random()}`, body: JSON.stringify({ key, ...payload }), attributes: {} }],
         } as unknown as SQSEvent;
-        const result = await consumer(event, lambdaContext());
-        if (result.batchItemFailures.length === 0) return { ok: true, replayed: behaviour.runs === runsBefore };
-        return { ok: false, code: failures[0]?.error_code as string | undefined };
+        return answerOf(() => consumer(event, lambdaContext()));
+      },
+    },
+    {
+      name: 'kinesisConsumer',
+      send(key, payload) {
+        // Every delivery is a new record (as a producer's retry is): only the key in the data makes it the same message.
+        return answerOf(() => kinesis({ Records: [kinesisRecord({ key, ...payload })] }, lambdaContext()));
+      },
+    },
+    {
+      name: 'dynamodbStreamConsumer',
+      send(key, payload) {
+        const newImage = { ...(key === undefined ? {} : { key: { S: key } }), amount: { N: String(payload.amount) } };
+        const record = {
+          eventID: `e-${Math.random().toString(36).slice(2)}`,
+          eventName: 'INSERT' as const,
+          eventSource: 'aws:dynamodb',
+          dynamodb: { Keys: { pk: { S: 'p' } }, NewImage: newImage, SequenceNumber: String(Date.now()) },
+        };
+        return answerOf(() => dynamodb({ Records: [record] }, lambdaContext()));
       },
     },
   ];
 }
 
-describe.each(['httpIdempotency', 'makeIdempotent', 'sqsConsumer'])('%s on DynamoDB Local', (name) => {
+const ENTRY_POINTS = ['httpIdempotency', 'makeIdempotent', 'sqsConsumer', 'kinesisConsumer', 'dynamodbStreamConsumer'];
+const CONSUMERS = new Set(['sqsConsumer', 'kinesisConsumer', 'dynamodbStreamConsumer']);
+
+describe.each(ENTRY_POINTS)('%s on DynamoDB Local', (name) => {
   let journal: DynamoDBJournal;
   let behaviour: Behaviour;
   let driver: Driver;
@@ -210,5 +246,5 @@ describe.each(['httpIdempotency', 'makeIdempotent', 'sqsConsumer'])('%s on Dynam
 });
 
 function takeoverPk(name: string, key: string): string {
-  return name === 'sqsConsumer' ? `msg#payments#${key}` : `req#-#pay#${key}`;
+  return CONSUMERS.has(name) ? `msg#payments#${key}` : `req#-#pay#${key}`;
 }

@@ -29,7 +29,12 @@ function eventFile(name: string, patch?: (event: any) => void): string {
 let workDir: string;
 let template: string;
 const suffix = randomUUID().slice(0, 8);
-const tables = { journal: `journal-${suffix}`, payments: `payments-${suffix}`, stock: `stock-${suffix}` };
+const tables = {
+  journal: `journal-${suffix}`,
+  payments: `payments-${suffix}`,
+  stock: `stock-${suffix}`,
+  paymentTotals: `payment-totals-${suffix}`,
+};
 const dynamo = new DynamoDBClient({ endpoint: process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT });
 const doc = DynamoDBDocumentClient.from(dynamo);
 const sqs = new SQSClient({ endpoint: process.env.IDEMKIT_TEST_SQS_ENDPOINT });
@@ -41,6 +46,7 @@ async function invoke(fn: string, event: string, env: Record<string, string> = {
     IDEMKIT_TABLE_NAME: tables.journal,
     PAYMENTS_TABLE_NAME: tables.payments,
     STOCK_TABLE_NAME: tables.stock,
+    PAYMENT_TOTALS_TABLE_NAME: tables.paymentTotals,
     ...env,
   }).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
   await run(
@@ -152,6 +158,7 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
       createTable(tables.journal, 'pk'),
       createTable(tables.payments, 'paymentId'),
       createTable(tables.stock, 'sku'),
+      createTable(tables.paymentTotals, 'totalId'),
     ]);
     await Promise.all(
       [
@@ -163,6 +170,16 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
 
   afterAll(() => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it("projects the payments table's stream sample into the totals once, however often it is delivered", async () => {
+    const first = await invoke('PaymentsReadModel', eventFile('dynamodb-stream-payments.json'));
+    const redelivered = await invoke('PaymentsReadModel', eventFile('dynamodb-stream-payments.json'));
+    expect([first, redelivered]).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
+    const totals = await doc.send(
+      new GetCommand({ TableName: tables.paymentTotals, Key: { totalId: '-#EUR#2026-11-30' }, ConsistentRead: true }),
+    );
+    expect(totals.Item).toEqual({ totalId: '-#EUR#2026-11-30', paymentCount: 2, capturedAmount: 4499 });
   });
 
   it('creates a payment: 201, Location, the row and its outbox event', async () => {

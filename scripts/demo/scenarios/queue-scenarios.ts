@@ -100,7 +100,8 @@ export async function outboxTwice(ctx: DemoContext, initialStock: number): Promi
   );
 }
 
-function summarize(lines: ReadonlyArray<{ status: string }>): string {
+/** Counts attempt lines by status: `3× new, 1× replay`. */
+export function summarize(lines: ReadonlyArray<{ status: string }>): string {
   const counts = new Map<string, number>();
   for (const line of lines) counts.set(line.status, (counts.get(line.status) ?? 0) + 1);
   return [...counts].map(([status, n]) => `${n}× ${status}`).join(', ') || 'nothing';
