@@ -7,7 +7,7 @@
 // Dependencies that only ship ES modules cannot be `require`d by every CommonJS loader (Jest's
 // default mode cannot), so the CommonJS build inlines them; everything else stays external.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,17 @@ const tsc = spawnSync(
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
-const sources = sourceFilesOf(JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')));
+// tsc writes every file 0644; the package's executables need their run bit, or `npx idemkit` is refused.
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const executables = Object.values(manifest.bin ?? {}).map((file) => join(root, file));
+for (const file of executables) chmodSync(file, 0o755);
+
+// The executables are ES modules only (they find their package through import.meta.url), so the
+// CommonJS build leaves them out.
+const esmOnlySources = new Set(executables.map((file) => file.replace(`${esm}/`, `${root}/`).replace(/\.js$/, '.ts')));
+const sources = sourceFilesOf(JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'))).filter(
+  (file) => !esmOnlySources.has(file),
+);
 const inlined = new Set();
 await build({
   absWorkingDir: root,

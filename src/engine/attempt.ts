@@ -14,7 +14,14 @@ import {
   WriteConflictError,
 } from '../core/index.js';
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
-import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import {
+  MetricName,
+  newTrace,
+  traceIdOf,
+  type AttemptStatus,
+  type AttemptTrace,
+  type Telemetry,
+} from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
 import type { EngineSettings } from './guard-options.js';
 import { assertStoredResponse, rememberCompleted, storeOrMark, type Stored } from './stored-outcome.js';
@@ -22,7 +29,11 @@ import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
 
 /** A Lambda context, or any object standing for one outside Lambda. */
-export type LambdaContextLike = { readonly awsRequestId?: string; getRemainingTimeInMillis?: () => number };
+export type LambdaContextLike = {
+  readonly awsRequestId?: string;
+  readonly xRayTraceId?: string;
+  getRemainingTimeInMillis?: () => number;
+};
 
 /** One attempt as an entry point describes it, before anything is checked. */
 export interface AttemptRequest {
@@ -304,6 +315,7 @@ export class Attempt {
     this.trace.journalCalls = this.journal.calls;
     const identity = {
       requestId: this.context?.awsRequestId,
+      traceId: traceIdOf(this.context),
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
       operation: this.request.operation,
       key: this.key,
