@@ -7,7 +7,7 @@
 // Dependencies that only ship ES modules cannot be `require`d by every CommonJS loader (Jest's
 // default mode cannot), so the CommonJS build inlines them; everything else stays external.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,9 @@ await build({
   bundle: true,
   legalComments: 'inline',
   logLevel: 'warning',
+  // A module that finds files beside itself reads `__dirname` when it is defined and only then
+  // `import.meta.url`, so the empty `import.meta` of the CommonJS build is never read.
+  logOverride: { 'empty-import-meta': 'silent' },
   plugins: [
     {
       name: 'one-file-per-module',
@@ -74,6 +77,10 @@ await build({
     },
   ],
 });
+// Files the modules read at run time beside themselves (the DynamoDB Local launcher of idemkit/testing).
+for (const asset of filesUnder(join(root, 'src')).filter((file) => file.endsWith('.java'))) {
+  for (const build of [esm, cjs]) copyFileSync(asset, join(build, relative(root, asset)));
+}
 writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 for (const declaration of filesUnder(esm).filter((file) => file.endsWith('.d.ts'))) {
   const target = join(cjs, relative(esm, declaration));

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDynamoDBLocal } from '../local/dynamodb-local.mjs';
+import { tsImport } from 'tsx/esm/api';
 import { startSqsLocal } from '../local/sqs-local.mjs';
 
 const TOOLS = { typescript: '5.9.3', '@types/node': '20.19.43', jest: '30.5.2', esbuild: '0.28.2' };
@@ -206,6 +206,7 @@ async function browserBundle(project) {
 }
 
 async function startServices() {
+  const { startDynamoDBLocal } = await tsImport('../../src/testing/index.ts', import.meta.url);
   const [dynamo, sqs] = await Promise.all([startDynamoDBLocal(), startSqsLocal()]);
   // A stand-in for EventBridge PutEvents: accepts every entry, as the service answers.
   const eventBridge = createServer((request, response) => {
