@@ -5,7 +5,8 @@
 //   Local, the SQS emulator and an EventBridge stub; Jest's default (CommonJS) configuration;
 //   TypeScript under node16 (.mts and .cts) and bundler resolution; a CDK app over an imported
 //   journal with real esbuild bundling; idemkit/client bundled for browsers without the AWS
-//   SDK or Node built-ins; the `idemkit` CLI bin.
+//   SDK or Node built-ins; the `idemkit` CLI bin and its --version; idemkit/testing driving a guarded
+//   handler on DynamoDB Local under `node --test`.
 // Then publint and @arethetypeswrong/cli on the tarball. Services listen on 127.0.0.1 only and
 // are stopped before exit. Usage: node scripts/consumer-check/main.mjs [--keep]
 import { spawn } from 'node:child_process';
@@ -68,6 +69,16 @@ try {
       run('node', ['cdk/app.mjs'], { cwd: project, env }),
     );
     await step(label, 'idemkit/client bundled for browsers', () => browserBundle(project));
+    await step(label, 'npx idemkit --version', () =>
+      run('npx', ['idemkit', '--version'], {
+        cwd: project,
+        expectOutput: new RegExp(`^${manifest.version.replace(/\./g, '\\.')}$`, 'm'),
+        expectOutput: new RegExp(`^${manifest.version.replace(/\./g, '\\.')}\\s*$`),
+      }),
+    );
+    await step(label, 'idemkit/testing: node --test on DynamoDB Local', () =>
+      run('node', ['--test', 'testing/handler.test.mjs'], { cwd: project, env }),
+    );
     await step(label, 'idemkit CLI bin', () =>
       run('npx', ['idemkit', '--table', 'no-such-table', '--endpoint', services.env.CHECK_DYNAMODB_ENDPOINT, 'stuck'], {
         cwd: project,
