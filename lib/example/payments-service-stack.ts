@@ -110,7 +110,7 @@ export class PaymentsServiceStack extends Stack {
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Functions pin nodejs22.x, the runtime the handlers are built and tested for.',
+      reason: 'Functions pin nodejs24.x (DEFAULT_FUNCTION_RUNTIME), the runtime the handlers are built and tested for.',
     });
   }
 }

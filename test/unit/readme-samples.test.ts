@@ -24,6 +24,7 @@ const ENTRY_SOURCES: Record<string, string> = {
   'idemkit/sqs': 'src/entries/sqs.ts',
   'idemkit/outbox': 'src/outbox/index.ts',
   'idemkit/cdk': 'lib/index.ts',
+  'idemkit/testing': 'src/testing/index.ts',
 };
 
 describe('README TypeScript samples', () => {
