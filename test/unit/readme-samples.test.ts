@@ -28,7 +28,10 @@ const ENTRY_SOURCES: Record<string, string> = {
 };
 
 describe('README TypeScript samples', () => {
-  const samples = typescriptSamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  // The testing guide's samples are what a user's suite copies: they compile like the README's.
+  const samples = ['README.md', 'docs/testing-your-handlers.md'].flatMap((document) =>
+    typescriptSamples(readFileSync(join(ROOT, document), 'utf8')).map((sample) => ({ ...sample, document })),
+  );
   const folder = join(ROOT, 'node_modules', '.cache', `readme-samples-${process.pid}`);
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
@@ -38,8 +41,8 @@ describe('README TypeScript samples', () => {
 
   it('compile, each as its own module, against the package entries', () => {
     mkdirSync(folder, { recursive: true });
-    const files = samples.map(({ line, code }) => {
-      const file = join(folder, `readme-line-${line}.ts`);
+    const files = samples.map(({ line, code }, index) => {
+      const file = join(folder, `sample-${index}-line-${line}.ts`);
       writeFileSync(file, code);
       return file;
     });
@@ -62,8 +65,8 @@ describe('README TypeScript samples', () => {
       return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map(
         (diagnostic) => {
           const { line } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-          const readmeLine = samples[files.indexOf(file)].line + line;
-          return `README.md:${readmeLine}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+          const sample = samples[files.indexOf(file)];
+          return `${sample.document}:${sample.line + line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
         },
       );
     });
