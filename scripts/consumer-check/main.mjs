@@ -72,8 +72,8 @@ try {
     await step(label, 'npx idemkit --version', () =>
       run('npx', ['idemkit', '--version'], {
         cwd: project,
+        env,
         expectOutput: new RegExp(`^${manifest.version.replace(/\./g, '\\.')}$`, 'm'),
-        expectOutput: new RegExp(`^${manifest.version.replace(/\./g, '\\.')}\\s*$`),
       }),
     );
     await step(label, 'idemkit/testing: node --test on DynamoDB Local', () =>

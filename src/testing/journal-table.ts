@@ -1,7 +1,7 @@
 import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { assertKnownOptions, readBoolean, readString } from '../core/index.js';
-import { PARTITION_KEY, TTL_ATTRIBUTE } from '../journal/schema.js';
+import { PARTITION_KEY, TTL_ATTRIBUTE } from '../journal/index.js';
 
 /** Options of {@link createJournalTable}. */
 export interface JournalTableOptions {
