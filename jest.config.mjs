@@ -41,7 +41,8 @@ const shared = {
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize|fauxqs)/)'],
+  // @aws/lambda-invoke-store loads node:async_hooks through import(), which swc turns into require().
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize|fauxqs|@aws/lambda-invoke-store)/)'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only package without a `require` export condition: point jest at its file.

@@ -8,6 +8,7 @@ import { packageEntries } from './scripts/docs/package-entries.mjs';
 /** The guides, in the order the site's navigation lists them: adding a guide is one line here. */
 export const GUIDES = [
   'docs/getting-started.md',
+  'docs/testing-your-handlers.md',
   'docs/http.md',
   'docs/functions.md',
   'docs/queues.md',

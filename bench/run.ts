@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FULL_PLAN, QUICK_PLAN } from './plan.js';
 import { checkTargets, renderReport } from './report.js';
-import { startLocalServer } from './harness/server.js';
+import { startDynamoDBLocal } from '../src/testing/index.js';
 import { runSuite } from './suite.js';
 
 /**
@@ -17,7 +17,7 @@ const quick = process.argv.includes('--quick');
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 log(`starting DynamoDB Local${quick ? ' (quick run)' : ''}`);
-const server = await startLocalServer();
+const server = await startDynamoDBLocal();
 log(`DynamoDB Local pid ${server.pid} at ${server.endpoint}`);
 const stopOnSignal = (signal: NodeJS.Signals) => {
   log(`${signal}: stopping DynamoDB Local (pid ${server.pid})`);

@@ -9,6 +9,7 @@ import {
   type Metric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -81,6 +82,11 @@ export interface GuardedQueueConsumerProps {
    * @default - no limit
    */
   readonly maxConcurrency?: number;
+  /**
+   * Lambda runtime of the consumer function (Node.js `nodejs22.x` or `nodejs24.x`).
+   * @default DEFAULT_FUNCTION_RUNTIME (Runtime.NODEJS_24_X)
+   */
+  readonly runtime?: Runtime;
   /**
    * Function timeout.
    * @default Duration.seconds(30)
@@ -161,6 +167,7 @@ export class GuardedQueueConsumer extends Construct {
       journal: props.journal,
       serviceName: props.serviceName,
       metricsNamespace: props.metricsNamespace,
+      runtime: props.runtime,
       timeout,
       environment: { [IdemkitEnvironment.consumer]: this.consumerName, ...props.environment },
     }).function;

@@ -11,6 +11,7 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IStream } from 'aws-cdk-lib/aws-kinesis';
 import { Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DEFAULT_FUNCTION_RUNTIME } from './function-runtime.js';
 import { DynamoEventSource, KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -64,7 +65,7 @@ export interface GuardedStreamConsumerProps {
   readonly environment?: Record<string, string>;
   /**
    * Lambda runtime of the function.
-   * @default Runtime.NODEJS_24_X
+   * @default DEFAULT_FUNCTION_RUNTIME (nodejs24.x)
    */
   readonly runtime?: Runtime;
   /**
@@ -181,7 +182,7 @@ export class GuardedStreamConsumer extends Construct {
       journal: props.journal,
       serviceName: props.serviceName,
       metricsNamespace: props.metricsNamespace,
-      runtime: props.runtime ?? Runtime.NODEJS_24_X,
+      runtime: props.runtime ?? DEFAULT_FUNCTION_RUNTIME,
       timeout: props.timeout ?? Duration.seconds(30),
       environment: { [IdemkitEnvironment.consumer]: this.consumerName, ...props.environment },
     }).function;

@@ -5,7 +5,7 @@ import {
   ApplicationLogLevel,
   Architecture,
   LoggingFormat,
-  Runtime,
+  type Runtime,
   SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
@@ -14,6 +14,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from '../src/telemetry/metric-names.js';
 import { IdemkitEnvironment } from '../src/core/environment.js';
+import { bundleTargetOf, DEFAULT_FUNCTION_RUNTIME } from './function-runtime.js';
 import type { IIdempotencyJournal } from './journal-table.js';
 
 /**
@@ -71,8 +72,8 @@ export interface IdemkitFunctionProps {
    */
   readonly memorySize?: number;
   /**
-   * Lambda runtime.
-   * @default Runtime.NODEJS_22_X
+   * Lambda runtime (Node.js `nodejs22.x` or `nodejs24.x`); the bundle targets the same Node version.
+   * @default DEFAULT_FUNCTION_RUNTIME (Runtime.NODEJS_24_X)
    */
   readonly runtime?: Runtime;
   /**
@@ -127,7 +128,7 @@ export class IdemkitFunction extends Construct {
     });
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
-    const runtime = props.runtime ?? Runtime.NODEJS_22_X;
+    const runtime = props.runtime ?? DEFAULT_FUNCTION_RUNTIME;
     const sourceMaps = props.sourceMaps ?? false;
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
@@ -157,7 +158,7 @@ export class IdemkitFunction extends Construct {
         bundleAwsSDK: true,
         minify: sourceMaps,
         sourceMap: sourceMaps,
-        target: runtime.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
+        target: bundleTargetOf(runtime),
       },
     });
     props.journal?.grantJournalAccess(this.function);

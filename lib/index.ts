@@ -6,6 +6,7 @@
  * this entry.
  */
 export * from './journal-table.js';
+export * from './function-runtime.js';
 export * from './idemkit-function.js';
 export * from './idempotency-metric.js';
 export * from './secure-queue.js';

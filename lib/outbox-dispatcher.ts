@@ -9,7 +9,7 @@ import {
   type MetricOptions,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition, type Runtime } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
@@ -71,6 +71,11 @@ export interface OutboxDispatcherProps {
    */
   readonly maxBatchingWindow?: Duration;
   /**
+   * Lambda runtime of the dispatcher function (Node.js `nodejs22.x` or `nodejs24.x`).
+   * @default DEFAULT_FUNCTION_RUNTIME (Runtime.NODEJS_24_X)
+   */
+  readonly runtime?: Runtime;
+  /**
    * Function timeout.
    * @default Duration.seconds(30)
    */
@@ -119,6 +124,7 @@ export class OutboxDispatcher extends Construct {
       entry: props.entry,
       handler: props.handler,
       serviceName: props.serviceName,
+      runtime: props.runtime,
       timeout: props.timeout ?? Duration.seconds(30),
       environment: destinationEnv,
     }).function;

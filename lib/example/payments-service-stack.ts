@@ -1,7 +1,6 @@
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   ExampleTableKey,
@@ -101,8 +100,6 @@ export class PaymentsServiceStack extends Stack {
       entry: exampleHandlerEntry('payments-read-model'),
       consumerName: PAYMENTS_READ_MODEL_CONSUMER,
       serviceName: PAYMENTS_SERVICE_NAME,
-      // The runtime every example function is built and tested for.
-      runtime: Runtime.NODEJS_22_X,
       environment: { [HandlerEnv.paymentTotalsTable]: this.paymentTotalsTable.tableName },
       alarmAction: props.alarmAction,
     });
@@ -147,7 +144,7 @@ export class PaymentsServiceStack extends Stack {
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Functions pin nodejs22.x, the runtime the handlers are built and tested for.',
+      reason: 'Functions pin nodejs24.x (DEFAULT_FUNCTION_RUNTIME), the runtime the handlers are built and tested for.',
     });
   }
 }

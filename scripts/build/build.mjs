@@ -7,7 +7,7 @@
 // Dependencies that only ship ES modules cannot be `require`d by every CommonJS loader (Jest's
 // default mode cannot), so the CommonJS build inlines them; everything else stays external.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,17 @@ const tsc = spawnSync(
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
-const sources = sourceFilesOf(JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')));
+// tsc writes every file 0644; the package's executables need their run bit, or `npx idemkit` is refused.
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const executables = Object.values(manifest.bin ?? {}).map((file) => join(root, file));
+for (const file of executables) chmodSync(file, 0o755);
+
+// The executables are ES modules only (they find their package through import.meta.url), so the
+// CommonJS build leaves them out.
+const esmOnlySources = new Set(executables.map((file) => file.replace(`${esm}/`, `${root}/`).replace(/\.js$/, '.ts')));
+const sources = sourceFilesOf(JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'))).filter(
+  (file) => !esmOnlySources.has(file),
+);
 const inlined = new Set();
 await build({
   absWorkingDir: root,
@@ -42,6 +52,9 @@ await build({
   bundle: true,
   legalComments: 'inline',
   logLevel: 'warning',
+  // A module that finds files beside itself reads `__dirname` when it is defined and only then
+  // `import.meta.url`, so the empty `import.meta` of the CommonJS build is never read.
+  logOverride: { 'empty-import-meta': 'silent' },
   plugins: [
     {
       name: 'one-file-per-module',
@@ -64,6 +77,10 @@ await build({
     },
   ],
 });
+// Files the modules read at run time beside themselves (the DynamoDB Local launcher of idemkit/testing).
+for (const asset of filesUnder(join(root, 'src')).filter((file) => file.endsWith('.java'))) {
+  for (const build of [esm, cjs]) copyFileSync(asset, join(build, relative(root, asset)));
+}
 writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 for (const declaration of filesUnder(esm).filter((file) => file.endsWith('.d.ts'))) {
   const target = join(cjs, relative(esm, declaration));

@@ -5,16 +5,17 @@
 //   Local, the SQS emulator and an EventBridge stub; Jest's default (CommonJS) configuration;
 //   TypeScript under node16 (.mts and .cts) and bundler resolution; a CDK app over an imported
 //   journal with real esbuild bundling; idemkit/client bundled for browsers without the AWS
-//   SDK or Node built-ins; the `idemkit` CLI bin.
+//   SDK or Node built-ins; the `idemkit` CLI bin and its --version; idemkit/testing driving a guarded
+//   handler on DynamoDB Local under `node --test`.
 // Then publint and @arethetypeswrong/cli on the tarball. Services listen on 127.0.0.1 only and
-// are stopped before exit. Usage: node scripts/consumer-check/main.mjs [--keep]
+// are stopped before exit. Usage: node scripts/consumer-check/main.mjs [--keep] [--peers=newest|lowest]
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDynamoDBLocal } from '../local/dynamodb-local.mjs';
+import { tsImport } from 'tsx/esm/api';
 import { startSqsLocal } from '../local/sqs-local.mjs';
 
 const TOOLS = { typescript: '5.9.3', '@types/node': '20.19.43', jest: '30.5.2', esbuild: '0.28.2' };
@@ -25,6 +26,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'scripts/consumer-check/fixtures');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const keep = process.argv.includes('--keep');
+// `--peers=newest` (or `lowest`) checks one peer set only: the Node 22 and 24 runs of .ci/run check the
+// newest (Middy 7 needs Node 22), the Node 20 run checks both.
+const peerSets = process.argv.find((arg) => arg.startsWith('--peers='))?.slice('--peers='.length) ?? 'newest,lowest';
+/** What `npm i -D typescript` installs today: its tsc has no JS API, so it checks the consumer's types only. */
+const TYPESCRIPT_NEXT = 'typescript@7.0.2';
 const work = mkdtempSync(join(tmpdir(), 'idemkit-consumer-'));
 const results = [];
 
@@ -42,7 +48,7 @@ try {
       Object.fromEntries(await Promise.all(ranges.map(async ([name, range]) => [name, await newestOf(name, range)]))),
     ],
     ['lowest', Object.fromEntries(ranges.map(([name, range]) => [name, lowestOf(range)]))],
-  ]) {
+  ].filter(([label]) => peerSets.split(',').includes(label))) {
     const project = join(work, label);
     await step(label, 'install the tarball and its peers', () => install(project, tarball, peers));
     const env = { ...process.env, ...services.env };
@@ -58,6 +64,9 @@ try {
     await step(label, "TypeScript node16 (.mts, .cts), idemkit's declarations checked", () =>
       typecheckOwnDeclarations(project),
     );
+    await step(label, `${TYPESCRIPT_NEXT} node16 (.mts, .cts), idemkit's declarations checked`, () =>
+      typecheckOwnDeclarations(project, ['--yes', '-p', TYPESCRIPT_NEXT, 'tsc']),
+    );
     await step(label, 'TypeScript node16 (.mts, .cts), idemkit/cdk', () =>
       run('npx', ['tsc', '-p', 'types/tsconfig.node16-cdk.json'], { cwd: project }),
     );
@@ -68,6 +77,16 @@ try {
       run('node', ['cdk/app.mjs'], { cwd: project, env }),
     );
     await step(label, 'idemkit/client bundled for browsers', () => browserBundle(project));
+    await step(label, 'npx idemkit --version', () =>
+      run('npx', ['idemkit', '--version'], {
+        cwd: project,
+        env,
+        expectOutput: new RegExp(`^${manifest.version.replace(/\./g, '\\.')}$`, 'm'),
+      }),
+    );
+    await step(label, 'idemkit/testing: node --test on DynamoDB Local', () =>
+      run('node', ['--test', 'testing/handler.test.mjs'], { cwd: project, env }),
+    );
     await step(label, 'idemkit CLI bin', () =>
       run('npx', ['idemkit', '--table', 'no-such-table', '--endpoint', services.env.CHECK_DYNAMODB_ENDPOINT, 'stuck'], {
         cwd: project,
@@ -173,8 +192,8 @@ async function install(project, tarball, peers) {
  * tsc with skipLibCheck off, failing on errors in the fixtures or in idemkit's declarations only:
  * another package's declarations are its own affair (Middy 7's import a package it lists as optional).
  */
-async function typecheckOwnDeclarations(project) {
-  const out = await run('npx', ['tsc', '-p', 'types/tsconfig.node16.json'], { cwd: project, expectCode: null });
+async function typecheckOwnDeclarations(project, tsc = ['tsc']) {
+  const out = await run('npx', [...tsc, '-p', 'types/tsconfig.node16.json'], { cwd: project, expectCode: null });
   const errors = out.split('\n').filter((line) => line.includes(': error TS'));
   const ours = errors.filter((line) => !/^node_modules\/(?!idemkit\/)/.test(line));
   if (ours.length > 0) throw new Error(ours.join('\n'));
@@ -206,6 +225,7 @@ async function browserBundle(project) {
 }
 
 async function startServices() {
+  const { startDynamoDBLocal } = await tsImport('../../src/testing/index.ts', import.meta.url);
   const [dynamo, sqs] = await Promise.all([startDynamoDBLocal(), startSqsLocal()]);
   // A stand-in for EventBridge PutEvents: accepts every entry, as the service answers.
   const eventBridge = createServer((request, response) => {

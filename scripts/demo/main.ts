@@ -19,7 +19,8 @@ import { stagedOnlyDoubleTap } from './scenarios/staged-only.js';
 import { streamRetried } from './scenarios/stream-scenario.js';
 
 const INITIAL_STOCK = 100;
-const CHART_PATH = join(dirname(fileURLToPath(import.meta.url)), '../../docs/retry-storm.svg');
+// Under the git-ignored .local/, so a demo run never rewrites a tracked file (docs/retry-storm.svg is a copy).
+const CHART_PATH = join(dirname(fileURLToPath(import.meta.url)), '../../.local/retry-storm.svg');
 
 async function main(): Promise<number> {
   const narrator = new Narrator();

@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/journal/schema.js';
 import { ExampleTableKey } from '../../src/handlers/service-config.js';
-import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local.mjs';
+import { startDynamoDBLocal, type DynamoDBLocal } from '../../src/testing/index.js';
 import { startSqsLocal, type SqsLocal } from './sqs-local.mjs';
 import { createQueue, type LocalQueue } from './sqs-queues.js';
 import { StreamPoller } from './stream-poller.js';

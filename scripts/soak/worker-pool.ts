@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { stopProcess } from '../local/dynamodb-local.mjs';
+import { stopProcess } from '../../src/testing/index.js';
 import type { FiredFaults, KillPoint } from './dynamodb-faults.js';
 import type { InvocationPlan } from './fault-schedule.js';
 

@@ -8,14 +8,25 @@ export interface CliIo {
   readonly err: (text: string) => void;
 }
 
+/** What the CLI says about itself. */
+export interface CliInfo {
+  /**
+   * What `idemkit --version` prints.
+   * @default - no `--version` option
+   */
+  readonly version?: string;
+}
+
 /**
  * Runs the operator CLI with `argv` (without `node` and the script) and returns its exit code.
  *
  * @example await runCli(['stuck', '--table', 'journal']) // 0
+ * @example await runCli(['--version'], undefined, { version: '0.1.0' }) // prints 0.1.0, 0
  */
 export async function runCli(
   argv: readonly string[],
   io: CliIo = { out: (t) => console.log(t), err: (t) => console.error(t) },
+  info: CliInfo = {},
 ): Promise<number> {
   const program = new Command('idemkit')
     .description('Inspect and resolve idempotency records')
@@ -24,6 +35,7 @@ export async function runCli(
     .option('--region <region>', 'AWS region (default: $AWS_REGION)')
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.out(t.trimEnd()), writeErr: (t) => io.err(t.trimEnd()) });
+  if (info.version !== undefined) program.version(info.version, '-V, --version', 'print the installed version');
 
   const operator = () => {
     const opts = program.opts<{ table?: string; endpoint?: string; region?: string }>();

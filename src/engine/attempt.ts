@@ -15,7 +15,14 @@ import {
   WriteConflictError,
 } from '../core/index.js';
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
-import { MetricName, newTrace, type AttemptStatus, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import {
+  MetricName,
+  newTrace,
+  traceIdOf,
+  type AttemptStatus,
+  type AttemptTrace,
+  type Telemetry,
+} from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
 import { durableExecutionOf, endsInvocationOnly, type DurableExecution } from './durable-execution.js';
 import type { EngineSettings } from './guard-options.js';
@@ -30,7 +37,11 @@ import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
 
 /** A Lambda context, or any object standing for one outside Lambda. */
-export type LambdaContextLike = { readonly awsRequestId?: string; getRemainingTimeInMillis?: () => number };
+export type LambdaContextLike = {
+  readonly awsRequestId?: string;
+  readonly xRayTraceId?: string;
+  getRemainingTimeInMillis?: () => number;
+};
 
 /** One attempt as an entry point describes it, before anything is checked. */
 export interface AttemptRequest {
@@ -363,6 +374,7 @@ export class Attempt {
     this.trace.journalCalls = this.journal.calls;
     const identity = {
       requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
+      traceId: traceIdOf(this.durable?.invocation ?? this.context),
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
       operation: this.request.operation,
       key: this.key,

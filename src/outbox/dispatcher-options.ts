@@ -1,5 +1,3 @@
-import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   assertKnownOptions,
@@ -12,7 +10,13 @@ import {
 } from '../core/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
 import { DispatchedMarker, OUTBOX_RETENTION_SECONDS } from '../journal/index.js';
-import { EventBridgePublisher, type OutboxPublisher, isFifoQueueUrl, SqsPublisher } from './publisher.js';
+import {
+  type AwsSdkClient,
+  EventBridgePublisher,
+  type OutboxPublisher,
+  isFifoQueueUrl,
+  SqsPublisher,
+} from './publisher.js';
 import type { OutboxMessage } from './outbox-message.js';
 
 /** Options both destinations accept. */
@@ -40,10 +44,10 @@ export interface QueueDispatchOptions extends DispatcherCommonOptions {
   readonly queueUrl: string;
   readonly eventBusName?: never;
   /**
-   * The SQS client.
+   * The SQS client (an `SQSClient` of `@aws-sdk/client-sqs`).
    * @default new SQSClient({})
    */
-  readonly client?: SQSClient;
+  readonly client?: AwsSdkClient;
   /**
    * Message group of an event on a FIFO queue (events of one group stay in order).
    * Only valid with a FIFO queue.
@@ -59,10 +63,10 @@ export interface EventBusDispatchOptions extends DispatcherCommonOptions {
   readonly eventBusName: string;
   readonly queueUrl?: never;
   /**
-   * The EventBridge client.
+   * The EventBridge client (an `EventBridgeClient` of `@aws-sdk/client-eventbridge`).
    * @default new EventBridgeClient({})
    */
-  readonly client?: EventBridgeClient;
+  readonly client?: AwsSdkClient;
   /**
    * `Source` of every event put on the bus.
    * @default 'idemkit.outbox'

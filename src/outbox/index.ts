@@ -1,4 +1,5 @@
 export { outboxDispatcher } from './outbox-dispatcher.js';
+export type { AwsSdkClient } from './publisher.js';
 export {
   DEFAULT_EVENT_SOURCE,
   DEFAULT_OUTBOX_DISPATCHER_OPTIONS,

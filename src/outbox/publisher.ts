@@ -78,18 +78,32 @@ export function isFifoQueueUrl(queueUrl: string): boolean {
 }
 
 /**
+ * An AWS SDK v3 client as the dispatcher holds it: an `SQSClient` for a queue, an
+ * `EventBridgeClient` for a bus. Declared by its shape, so the declarations of `idemkit` and
+ * `idemkit/outbox` never need those optional peers installed (a consumer with `skipLibCheck: false`
+ * that uses no EventBridge type-checks without `@aws-sdk/client-eventbridge`).
+ *
+ * @example const client: AwsSdkClient = new SQSClient({});
+ */
+export interface AwsSdkClient {
+  send(command: never, ...rest: never[]): Promise<unknown>;
+}
+
+/**
  * Sends outbox events to an SQS queue: body `{ eventId, type, detail, occurredAt }`,
  * String attribute `eventId`. On a FIFO queue the event id is the deduplication id, so a
  * dispatch retry within SQS's five-minute window is dropped by the queue itself.
  */
 export class SqsPublisher implements OutboxPublisher {
   private readonly fifo: boolean;
+  private client: SQSClient | undefined;
 
   constructor(
-    private client: SQSClient | undefined,
+    client: AwsSdkClient | undefined,
     private readonly queueUrl: string,
     private readonly messageGroupId: (message: OutboxMessage) => string,
   ) {
+    this.client = client as SQSClient | undefined;
     this.fifo = isFifoQueueUrl(queueUrl);
   }
 
@@ -143,11 +157,15 @@ export class SqsPublisher implements OutboxPublisher {
  * EventBridge does not deduplicate: targets deduplicate on `detail.eventId`.
  */
 export class EventBridgePublisher implements OutboxPublisher {
+  private client: EventBridgeClient | undefined;
+
   constructor(
-    private client: EventBridgeClient | undefined,
+    client: AwsSdkClient | undefined,
     private readonly eventBusName: string,
     private readonly source: string,
-  ) {}
+  ) {
+    this.client = client as EventBridgeClient | undefined;
+  }
 
   get destination(): string {
     return this.eventBusName;

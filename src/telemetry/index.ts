@@ -1,4 +1,5 @@
 export * from './metric-names.js';
+export { traceIdOf } from './invocation-trace.js';
 export {
   Telemetry,
   defaultLogger,

@@ -83,6 +83,8 @@ export function defaultMetrics(namespace?: string): Metrics {
 /** Identity of an attempt for its log line; the raw key is hashed here and never logged. */
 export interface AttemptIdentity {
   readonly requestId?: string;
+  /** The invocation's own X-Ray trace header ({@link traceIdOf}). */
+  readonly traceId?: string;
   readonly tenant?: string;
   readonly operation: string;
   readonly key?: string;
@@ -123,7 +125,7 @@ export class Telemetry {
     try {
       const fields = {
         request_id: identity.requestId,
-        trace_id: process.env._X_AMZN_TRACE_ID,
+        trace_id: identity.traceId,
         tenant_id: identity.tenant,
         operation: identity.operation,
         idempotency_key_hash: identity.key === undefined ? undefined : sha256Hex(identity.key).slice(0, 16),

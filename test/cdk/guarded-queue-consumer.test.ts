@@ -62,9 +62,9 @@ describe('GuardedQueueConsumer', () => {
     });
   });
 
-  it('runs a traced nodejs22.x function with JSON logs and the journal environment', () => {
+  it('runs a traced nodejs24.x function with JSON logs and the journal environment', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       TracingConfig: { Mode: 'Active' },
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
       Timeout: 30,

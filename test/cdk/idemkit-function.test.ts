@@ -19,16 +19,16 @@ describe('IdemkitFunction', () => {
     environment: { FEATURE: 'on' },
     timeout: Duration.seconds(25),
     memorySize: 1024,
-    runtime: Runtime.NODEJS_24_X,
+    runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.X86_64,
     sourceMaps: true,
   });
   const template = Template.fromStack(defaults);
   const optionsTemplate = Template.fromStack(options);
 
-  it('defaults to a traced arm64 nodejs22.x function with JSON logs in its own log group', () => {
+  it('defaults to a traced arm64 nodejs24.x function with JSON logs in its own log group', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       MemorySize: 512,
       Timeout: 10,
@@ -60,7 +60,7 @@ describe('IdemkitFunction', () => {
 
   it('wires the journal and honours every option', () => {
     optionsTemplate.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs24.x',
+      Runtime: 'nodejs22.x',
       Architectures: ['x86_64'],
       MemorySize: 1024,
       Timeout: 25,

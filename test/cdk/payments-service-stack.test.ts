@@ -47,10 +47,10 @@ describe('PaymentsServiceStack', () => {
     });
   });
 
-  it('runs every function on nodejs22.x with tracing and JSON logs', () => {
+  it('runs every function on nodejs24.x with tracing and JSON logs', () => {
     template.resourceCountIs('AWS::Lambda::Function', 6);
     template.allResourcesProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       TracingConfig: { Mode: 'Active' },
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
       Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'payments' }) },

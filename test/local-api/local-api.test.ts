@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { freePort } from '../../scripts/local/free-port.mjs';
+import { freePort } from '../../src/testing/index.js';
 import { matchRoute } from '../../scripts/local-api/router.js';
 import {
   descendantsOf,

@@ -1,11 +1,13 @@
-import { startDynamoDBLocal } from '../../scripts/local/dynamodb-local.mjs';
+import { tsImport } from 'tsx/esm/api';
 import { startSqsLocal } from '../../scripts/local/sqs-local.mjs';
 
 /**
- * Starts one DynamoDB Local and one SQS emulator for the whole run. Workers inherit the
- * endpoints through the environment; the teardown ends both.
+ * Starts one DynamoDB Local (through `idemkit/testing`'s launcher, from source) and one SQS
+ * emulator for the whole run. Workers inherit the endpoints through the environment; the
+ * teardown ends both.
  */
 export default async function globalSetup() {
+  const { startDynamoDBLocal } = await tsImport('../../src/testing/index.ts', import.meta.url);
   const [dynamo, sqs] = await Promise.all([startDynamoDBLocal(), startSqsLocal()]);
   globalThis.__idemkitServices = { dynamo, sqs };
   process.env.IDEMKIT_TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;

@@ -5,3 +5,6 @@ process.env.AWS_ENDPOINT_URL = 'http://127.0.0.1:9';
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'unit';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'unit';
+// Quiet as the integration setup: the guard's log lines only when asked for (POWERTOOLS_LOG_LEVEL=INFO).
+process.env.POWERTOOLS_DEV ??= 'true';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { renderRetryStormChart } from '../../retry-storm/chart.js';
 import { simulateRetryStorm, type RetryStormStrategy } from '../../retry-storm/simulate.js';
 import type { Narrator } from '../narrator.js';
@@ -11,6 +12,14 @@ const LABELS: Record<RetryStormStrategy, string> = {
   jitter: 'full jitter',
   'jitter-budget': 'full jitter + retry budget',
 };
+
+/** How many calls got through the brownout, and what the others saw: a budget makes the rest fail fast, by design. */
+function outcomeOf(succeeded: number): string {
+  const failed = CLIENTS - succeeded;
+  return failed === 0
+    ? `all ${CLIENTS} calls succeeded`
+    : `${succeeded} of ${CLIENTS} calls succeeded, ${failed} failed fast with the brownout's error instead of retrying into it`;
+}
 
 /**
  * 1,000 clients against a 4-second brownout, simulated with the client's own backoff and
@@ -31,9 +40,10 @@ export function retryStorm(narrator: Narrator, chartPath: string): void {
     const ratio = run.totals.retries / run.totals.firstAttempts;
     narrator.event(
       'storm',
-      `${LABELS[run.strategy].padEnd(27)} peak ${String(run.peakAfterFirstWave).padStart(4)} req/100 ms after the first wave (${(fixedPeak / run.peakAfterFirstWave).toFixed(1)}× lower), ${run.totals.retries} retries (${ratio.toFixed(2)} per call), ${run.totals.succeeded} calls succeeded`,
+      `${LABELS[run.strategy].padEnd(27)} peak ${String(run.peakAfterFirstWave).padStart(4)} req/100 ms after the first wave (${run.strategy === 'fixed' ? 'the baseline' : `${(fixedPeak / run.peakAfterFirstWave).toFixed(1)}× lower than fixed`}), ${run.totals.retries} retries (${ratio.toFixed(2)} per call), ${outcomeOf(run.totals.succeeded)}`,
     );
   }
+  mkdirSync(dirname(chartPath), { recursive: true });
   writeFileSync(
     chartPath,
     renderRetryStormChart(runs, {
