@@ -28,3 +28,4 @@ export {
 export * from './client/index.js';
 export * from './sqs/index.js';
 export * from './outbox/index.js';
+export * from './sweeper/index.js';

@@ -302,6 +302,8 @@ export class Attempt {
       this.trace.downstreamReference = first === undefined ? undefined : String(first);
     }
     this.trace.journalCalls = this.journal.calls;
+    for (let i = 0; i < this.journal.replicatedConflicts.count; i++)
+      this.trace.metrics.push(MetricName.replicatedWriteConflict);
     const identity = {
       requestId: this.context?.awsRequestId,
       tenant: this.request.kind === 'request' ? this.tenant : undefined,

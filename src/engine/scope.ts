@@ -1,4 +1,4 @@
-import { IdempotencyError, InvalidOptionsError, sha256Hex } from '../core/index.js';
+import { IdempotencyError, InvalidOptionsError, MultiRegionUnsupportedError, sha256Hex } from '../core/index.js';
 import {
   TRANSACTION_MAX_ITEMS,
   type Evidence,
@@ -113,6 +113,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   stage(...items: TransactItem[]): void {
+    if (this.journal.multiRegion === 'strong') throw new MultiRegionUnsupportedError('stage()');
     this.ensureRoom(items.length);
     this.staged.push(...items);
   }
@@ -133,6 +134,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   claimUnique(name: string, value: string): void {
+    if (this.journal.multiRegion === 'strong') throw new MultiRegionUnsupportedError('claimUnique()');
     if (!name || typeof value !== 'string' || !value)
       throw new InvalidOptionsError('claimUnique() needs a name and a non-empty string value');
     this.ensureRoom(1);

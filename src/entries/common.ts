@@ -24,6 +24,7 @@ export {
   StagedOnlyError,
   ResponseNotSerializableError,
   StagedWriteError,
+  MultiRegionUnsupportedError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   NO_TENANT,
@@ -55,6 +56,8 @@ export {
   type KeyScope,
   journalOperationOf,
   type JournalOperation,
+  REPLICATED_CONFLICT_RETRY,
+  OUTBOX_IN_RECORD_MAX_BYTES,
 } from '../journal/index.js';
 export {
   idempotencyOf,

@@ -68,7 +68,8 @@ export type JournalOperation =
   | 'release'
   | 'get'
   | 'resolve'
-  | 'commitStaged';
+  | 'commitStaged'
+  | 'sweep';
 
 /**
  * The operation of each request the journal sends, by the request's input object: middleware

@@ -29,6 +29,12 @@ export const RecordAttribute = {
   effectStarted: 'effectStarted',
   effectName: 'effectName',
   kind: 'kind',
+  /**
+   * The outbox events of a record completed by a multi-Region journal (JSON text of
+   * `[{ eventId, type, detail, occurredAt }]`): they travel inside the record, and the
+   * dispatcher fans them out from its stream image.
+   */
+  outboxEvents: 'outboxEvents',
 } as const;
 
 /** A journal item as DynamoDB holds it, unmarshalled to plain JavaScript values. */

@@ -2,6 +2,7 @@ export * from './metric-names.js';
 export {
   Telemetry,
   defaultLogger,
+  defaultMetrics,
   type AttemptIdentity,
   type TelemetryOptions,
   type MetricsSink,
