@@ -13,6 +13,7 @@ import {
 } from '../core/index.js';
 import {
   isConditionFailure,
+  isReplicatedWriteConflict,
   JournalCondition,
   PARTITION_KEY,
   RecordAttribute,
@@ -74,7 +75,10 @@ export interface SweepReport {
   readonly scanned: number;
   /** Expired items deleted (records and the chunk items of their responses). */
   readonly deleted: number;
-  /** Items that looked expired but whose condition failed at delete time (a retry reserved them meanwhile). */
+  /**
+   * Items that looked expired but were not deleted: their condition failed at delete time (a retry reserved them
+   * meanwhile), or cross-Region conflicts outlasted the bound.
+   */
   readonly skipped: number;
   /** True when the whole table was scanned; false when the run stopped at its bound and the next one resumes. */
   readonly complete: boolean;
@@ -163,7 +167,8 @@ export function journalSweeper(
           );
           deleted++;
         } catch (error) {
-          if (!isConditionFailure(error)) throw error;
+          // Reserved again meanwhile, or still contended across Regions after the bound: the next run sees it again.
+          if (!isConditionFailure(error) && !isReplicatedWriteConflict(error)) throw error;
           skipped++;
         }
       }
