@@ -17,6 +17,7 @@ export const GUIDES = [
   'docs/crash-safety.md',
   'docs/staged-only.md',
   'docs/client.md',
+  'docs/multi-region.md',
   'docs/durable-functions.md',
   'docs/migrating-from-powertools.md',
   'docs/cdk.md',

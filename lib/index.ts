@@ -1,6 +1,7 @@
 /**
  * CDK constructs of idemkit (`idemkit/cdk`): the journal table (created or imported), a
- * guarded queue consumer, a guarded stream consumer, the outbox dispatcher, and a dashboard with alarms.
+ * guarded queue consumer, a guarded stream consumer, the outbox dispatcher, the sweeper of a
+ * multi-Region journal, and a dashboard with alarms.
  *
  * The example payments service built from them lives in `lib/example/` and is not part of
  * this entry.
@@ -13,4 +14,5 @@ export * from './secure-queue.js';
 export * from './guarded-queue-consumer.js';
 export * from './guarded-stream-consumer.js';
 export * from './outbox-dispatcher.js';
+export * from './journal-sweeper.js';
 export * from './idempotency-dashboard.js';

@@ -1,12 +1,15 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type { IMetric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   AttributeType,
+  Billing,
   BillingMode,
+  MultiRegionConsistency,
   Operation,
   StreamViewType,
   Table,
   TableEncryption,
+  TableV2,
   type ITable,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -207,7 +210,42 @@ export interface IdempotencyJournalTableProps {
    * @default true
    */
   readonly deletionProtection?: boolean;
+  /**
+   * One journal for an API served from several Regions: a DynamoDB global table with
+   * multi-Region strong consistency (MRSC), replicated to `replicaRegions` besides this stack's
+   * Region (two of them, or one plus a `witnessRegion`), all in one MRSC Region set. It has no
+   * TTL (a `JournalSweeper` deletes expired records) and a `NEW_IMAGE` stream; the runtime must
+   * use `new DynamoDBJournal({ multiRegion: 'strong' })`, and functions in each Region reach
+   * their local replica by the same table name. What DynamoDB refuses is refused at synth: a
+   * Region-agnostic stack, Region tokens, a wrong Region count, Regions outside one set, and a
+   * customer-managed key (a KMS key is regional). An eventually consistent (MREC) journal is
+   * never built: it lets two Regions reserve one key.
+   * @default - a single-Region table
+   */
+  readonly multiRegion?: MultiRegionJournalProps;
 }
+
+/** The Regions of a multi-Region journal (see {@link IdempotencyJournalTableProps.multiRegion}). */
+export interface MultiRegionJournalProps {
+  /** Regions holding a replica besides the stack's own: two, or one with a `witnessRegion`. */
+  readonly replicaRegions: readonly string[];
+  /**
+   * A Region that takes part in every write's quorum without holding a readable replica.
+   * @default - none: three replicas
+   */
+  readonly witnessRegion?: string;
+}
+
+/**
+ * The Region sets of DynamoDB multi-Region strong consistency: every Region of an MRSC table
+ * (replicas and witness) comes from one set. From AWS's `AWS::DynamoDB::GlobalTable
+ * GlobalTableWitness` reference; aws-cdk-lib's `TableV2` checks the same sets.
+ */
+export const MRSC_REGION_SETS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  US: Object.freeze(['us-east-1', 'us-east-2', 'us-west-2']),
+  EU: Object.freeze(['eu-west-1', 'eu-west-2', 'eu-west-3', 'eu-central-1']),
+  AP: Object.freeze(['ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3']),
+});
 
 /**
  * The DynamoDB table that holds every idempotency, inbox, uniqueness and outbox record.
@@ -250,14 +288,33 @@ export class IdempotencyJournalTable extends IdempotencyJournalBase {
     return new ImportedIdempotencyJournal(scope, id, attributes);
   }
 
-  /** The underlying table. */
-  public readonly table: Table;
+  /** The underlying table: a `TableV2` (global table, MRSC) when `multiRegion` was given. */
+  public readonly table: Table | TableV2;
   /** The customer-managed key, when one was given. */
   public readonly encryptionKey?: IKey;
+  /** The Regions of the multi-Region journal, with the stack's first; undefined for a single-Region one. */
+  public readonly regions?: readonly string[];
 
   constructor(scope: Construct, id: string, props: IdempotencyJournalTableProps = {}) {
     super(scope, id);
     this.encryptionKey = props.encryptionKey;
+    if (props.multiRegion) {
+      this.regions = checkedMrscRegions(this, props);
+      this.table = new TableV2(this, 'Table', {
+        tableName: props.tableName,
+        partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+        billing: Billing.onDemand(),
+        // No timeToLiveAttribute: MRSC tables have no TTL; the JournalSweeper deletes expired records.
+        dynamoStream: StreamViewType.NEW_IMAGE,
+        multiRegionConsistency: MultiRegionConsistency.STRONG,
+        replicas: props.multiRegion.replicaRegions.map((region) => ({ region })),
+        witnessRegion: props.multiRegion.witnessRegion,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: props.pointInTimeRecovery ?? true },
+        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+        deletionProtection: props.deletionProtection ?? true,
+      });
+      return;
+    }
     this.table = new Table(this, 'Table', {
       tableName: props.tableName,
       partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
@@ -271,6 +328,39 @@ export class IdempotencyJournalTable extends IdempotencyJournalBase {
       deletionProtection: props.deletionProtection ?? true,
     });
   }
+}
+
+/** The Regions of a multi-Region journal, checked as DynamoDB checks them, with a message that says what to change. */
+function checkedMrscRegions(journal: Construct, props: IdempotencyJournalTableProps): string[] {
+  const where = `IdempotencyJournalTable ${journal.node.path}: multiRegion`;
+  const { replicaRegions, witnessRegion } = props.multiRegion!;
+  const home = Stack.of(journal).region;
+  if (Token.isUnresolved(home))
+    throw new Error(`${where} needs a stack with an explicit env.region (MRSC Regions are checked at synth)`);
+  if (props.encryptionKey)
+    throw new Error(`${where} cannot use a customer-managed key (a KMS key is regional); omit encryptionKey`);
+  const regions = [home, ...replicaRegions, ...(witnessRegion === undefined ? [] : [witnessRegion])];
+  if (regions.some((region) => typeof region !== 'string' || Token.isUnresolved(region)))
+    throw new Error(`${where}: every Region must be a literal Region name, not a token`);
+  if (new Set(regions).size !== regions.length)
+    throw new Error(`${where}: the stack's Region (${home}), the replica and witness Regions must all differ`);
+  const wanted = witnessRegion === undefined ? 2 : 1;
+  if (replicaRegions.length !== wanted)
+    throw new Error(
+      `${where}: MRSC needs three Regions holding replicas, or two and a witness: give ${wanted} replicaRegions ` +
+        `besides the stack's Region ${home}${witnessRegion === undefined ? ' (or one and a witnessRegion)' : ''}, got ${replicaRegions.length}`,
+    );
+  const set = Object.entries(MRSC_REGION_SETS).find(([, members]) => members.includes(home));
+  if (!set)
+    throw new Error(
+      `${where}: the stack's Region ${home} is in no MRSC Region set (${Object.values(MRSC_REGION_SETS).flat().join(', ')})`,
+    );
+  const outside = regions.filter((region) => !set[1].includes(region));
+  if (outside.length > 0)
+    throw new Error(
+      `${where}: ${outside.join(', ')} not in the ${set[0]} Region set of ${home} (${set[1].join(', ')})`,
+    );
+  return regions.slice(0, 1 + replicaRegions.length);
 }
 
 /** A journal table created outside this stack (or app). */

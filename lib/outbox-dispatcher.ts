@@ -15,7 +15,8 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { IdemkitEnvironment } from '../src/core/environment.js';
-import { PARTITION_KEY, RecordPrefix } from '../src/journal/schema.js';
+import { PARTITION_KEY, RecordAttribute, RecordPrefix } from '../src/journal/schema.js';
+import { RecordStatus } from '../src/core/journal-record.js';
 import { IdemkitFunction } from './idemkit-function.js';
 import { queueDepthMetric } from './idempotency-metric.js';
 import type { IIdempotencyJournal } from './journal-table.js';
@@ -153,6 +154,16 @@ export class OutboxDispatcher extends Construct {
         FilterCriteria.filter({
           eventName: FilterRule.isEqual('INSERT'),
           dynamodb: { Keys: { [PARTITION_KEY]: { S: FilterRule.beginsWith(RecordPrefix.outbox) } } },
+        }),
+        // A multi-Region journal's completions carry their events inside the record (MRSC has no transactions).
+        FilterCriteria.filter({
+          eventName: FilterRule.or('INSERT', 'MODIFY'),
+          dynamodb: {
+            NewImage: {
+              [RecordAttribute.status]: { S: FilterRule.isEqual(RecordStatus.completed) },
+              [RecordAttribute.outboxEvents]: { S: FilterRule.exists() },
+            },
+          },
         }),
       ],
     });

@@ -153,6 +153,8 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #define G_LEASE_HELD_NOT_COMPLETED(t) (exists && tok == (t) && status != DONE)
 /* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :now) */
 #define G_RESOLVABLE (exists && (status == UNK || (status == INP && !live)))
+/* guard sweepable: expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs) */
+#define G_SWEEPABLE (exists && PAST_EXPIRY && status != UNK && !(status == INP && live))
 
 /* ---- where a mutant drops a guard: each switch replaces one guard at the call that uses it ---- */
 #ifdef MUT_RESERVE_UNCONDITIONAL
@@ -511,6 +513,23 @@ end:
   od
 }
 
+/*
+ * MULTI_REGION (a journal on an MRSC global table): no TTL; the sweeper deletes, at any time, what
+ * its guard allows. No staged-only attempts (refused in that mode; run with NSTAGED=0), and every
+ * completion is the single-item step Leased already takes. A write refused by a cross-Region
+ * conflict changes nothing and is sent again: an attempt stalling at that step, which the
+ * interleavings already contain.
+ */
+proctype Sweeper() {
+end:
+  do
+  :: atomic {
+       G_SWEEPABLE ->
+       drop_unowned()
+     }
+  od
+}
+
 proctype Operator() {
   byte n;
 end:
@@ -549,7 +568,11 @@ init {
     :: hook = false
     fi;
     run Time();
+#ifdef MULTI_REGION
+    run Sweeper();
+#else
     run Ttl();
+#endif
 #ifndef NOOPERATOR
     run Operator();
 #endif

@@ -80,6 +80,14 @@ export const PROPERTIES: readonly PropertyCheck[] = [
     panArgs: SAFETY_SEARCH,
   },
   {
+    name: 'multi-region',
+    meaning:
+      'on an MRSC journal (no TTL, a sweeper deleting at any time, no staged-only attempts): every safety property above at once',
+    defines: ['-DNLEASED=3', '-DNSTAGED=0', '-DMAXRACES=0', '-DMULTI_REGION', '-DCHECK_ALL'],
+    panBuild: SAFETY_BUILD,
+    panArgs: SAFETY_SEARCH,
+  },
+  {
     name: 'every-attempt-answers',
     meaning:
       'under weak fairness (every attempt that can take a step eventually does, and time passes), every attempt that does not crash gets an answer',

@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   'missing-credentials': { title: 'No AWS credentials were found', status: 500 },
   'staged-only': { title: 'The operation is not available to a staged-only handler', status: 500 },
   'missing-dependency': { title: 'An optional peer dependency this destination needs is not installed', status: 500 },
+  'multi-region-unsupported': {
+    title: 'The operation needs a transaction, which a multi-Region journal has not',
+    status: 500,
+  },
 } as const satisfies Record<string, { readonly title: string; readonly status: number }>;
 
 /** A stable machine-readable error code (see {@link ERROR_CODES}). */
@@ -230,5 +234,35 @@ export class StagedOnlyError extends IdempotencyError {
 export class ResponseNotSerializableError extends IdempotencyError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('response-not-serializable', message, options);
+  }
+}
+
+/** What a multi-Region (MRSC) journal offers instead of each feature it refuses. */
+const MULTI_REGION_INSTEAD = {
+  'stage()': 'the leased protocol: call beginEffect() and write the item yourself, or publish() an event',
+  'claimUnique()': 'holdUnique(name, value), a single-item claim taken before any effect',
+  "effects: 'staged-only'": "effects: 'any' (the leased protocol, one conditional write per step)",
+} as const;
+
+/**
+ * A feature that needs `TransactWriteItems` (`stage()`, `claimUnique()`, `effects: 'staged-only'`)
+ * used with `DynamoDBJournal({ multiRegion: 'strong' })`: a DynamoDB global table with
+ * multi-Region strong consistency (MRSC) refuses transactions, so the journal refuses the
+ * feature where it is called or configured, before anything is written, and says what to use
+ * instead.
+ *
+ * @example
+ * try { scope.claimUnique('email', email) } catch (e) { if (e instanceof MultiRegionUnsupportedError) ... }
+ */
+export class MultiRegionUnsupportedError extends IdempotencyError {
+  constructor(
+    /** The refused feature: `stage()`, `claimUnique()` or `effects: 'staged-only'`. */
+    readonly feature: keyof typeof MULTI_REGION_INSTEAD,
+  ) {
+    super(
+      'multi-region-unsupported',
+      `${feature} is not available with DynamoDBJournal({ multiRegion: 'strong' }): it commits in a TransactWriteItems, ` +
+        `and DynamoDB global tables with multi-Region strong consistency have no transactions; use ${MULTI_REGION_INSTEAD[feature]}`,
+    );
   }
 }

@@ -372,6 +372,8 @@ export class Attempt {
       this.trace.downstreamReference = first === undefined ? undefined : String(first);
     }
     this.trace.journalCalls = this.journal.calls;
+    for (let i = 0; i < this.journal.replicatedConflicts.count; i++)
+      this.trace.metrics.push(MetricName.replicatedWriteConflict);
     const identity = {
       requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),

@@ -10,42 +10,51 @@ import type {
   StagedCommitResult,
   UniqueHold,
 } from '../journal/index.js';
+import { countReplicatedConflicts, type ConflictTally } from '../journal/index.js';
 
 /**
  * The journal as one attempt sees it: every call is counted for the attempt's log line
  * (`journal_calls`), in one place, whoever makes it (the engine, the scope's `beginEffect`,
  * a heartbeat); a read of the previous library's table during a migration adds itself to the
- * same count. One is made per attempt; it holds no state of its own beyond the count.
+ * same count. The cross-Region write conflicts a multi-Region journal meets inside those calls
+ * are tallied too (`ReplicatedWriteConflict`). One is made per attempt; it holds no state of its
+ * own beyond the counts.
  */
 export class CountedJournal implements Journal {
   /** Calls made through this view so far. */
   calls = 0;
+  /** Cross-Region write conflicts met by those calls (a multi-Region journal only). */
+  readonly replicatedConflicts: ConflictTally = { count: 0 };
 
   constructor(private readonly inner: Journal) {}
 
-  reserve(request: ReserveRequest): Promise<ReserveResult> {
+  get multiRegion(): 'strong' | undefined {
+    return this.inner.multiRegion;
+  }
+
+  private counted<T>(call: () => Promise<T>): Promise<T> {
     this.calls++;
-    return this.inner.reserve(request);
+    return countReplicatedConflicts(this.replicatedConflicts, call);
+  }
+
+  reserve(request: ReserveRequest): Promise<ReserveResult> {
+    return this.counted(() => this.inner.reserve(request));
   }
 
   takeOver(pk: string, expectedToken: string, leaseMs: number, durableExecutionArn?: string): Promise<JournalRecord> {
-    this.calls++;
-    return this.inner.takeOver(pk, expectedToken, leaseMs, durableExecutionArn);
+    return this.counted(() => this.inner.takeOver(pk, expectedToken, leaseMs, durableExecutionArn));
   }
 
   heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
-    this.calls++;
-    return this.inner.heartbeat(pk, leaseToken, leaseMs);
+    return this.counted(() => this.inner.heartbeat(pk, leaseToken, leaseMs));
   }
 
   beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void> {
-    this.calls++;
-    return this.inner.beginEffect(pk, leaseToken, effectName);
+    return this.counted(() => this.inner.beginEffect(pk, leaseToken, effectName));
   }
 
   recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void> {
-    this.calls++;
-    return this.inner.recordEvidence(pk, leaseToken, evidence);
+    return this.counted(() => this.inner.recordEvidence(pk, leaseToken, evidence));
   }
 
   complete(
@@ -55,47 +64,38 @@ export class CountedJournal implements Journal {
     ttlSeconds: number,
     writes?: CompletionWrites,
   ): Promise<void> {
-    this.calls++;
-    return this.inner.complete(pk, leaseToken, response, ttlSeconds, writes);
+    return this.counted(() => this.inner.complete(pk, leaseToken, response, ttlSeconds, writes));
   }
 
   markUnknown(pk: string, leaseToken: string): Promise<void> {
-    this.calls++;
-    return this.inner.markUnknown(pk, leaseToken);
+    return this.counted(() => this.inner.markUnknown(pk, leaseToken));
   }
 
   markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
-    this.calls++;
-    return this.inner.markAbandonedUnknown(pk, leaseToken);
+    return this.counted(() => this.inner.markAbandonedUnknown(pk, leaseToken));
   }
 
   release(pk: string, leaseToken: string): Promise<void> {
-    this.calls++;
-    return this.inner.release(pk, leaseToken);
+    return this.counted(() => this.inner.release(pk, leaseToken));
   }
 
   holdUnique(hold: UniqueHold): Promise<void> {
-    this.calls++;
-    return this.inner.holdUnique(hold);
+    return this.counted(() => this.inner.holdUnique(hold));
   }
 
   letGoUnique(hold: UniqueHold): Promise<void> {
-    this.calls++;
-    return this.inner.letGoUnique(hold);
+    return this.counted(() => this.inner.letGoUnique(hold));
   }
 
   get(pk: string): Promise<JournalRecord | undefined> {
-    this.calls++;
-    return this.inner.get(pk);
+    return this.counted(() => this.inner.get(pk));
   }
 
   resolve(pk: string, resolution: Resolution): Promise<void> {
-    this.calls++;
-    return this.inner.resolve(pk, resolution);
+    return this.counted(() => this.inner.resolve(pk, resolution));
   }
 
   commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
-    this.calls++;
-    return this.inner.commitStaged(commit);
+    return this.counted(() => this.inner.commitStaged(commit));
   }
 }

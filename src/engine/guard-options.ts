@@ -1,6 +1,7 @@
 import {
   assertKnownOptions,
   InvalidOptionsError,
+  MultiRegionUnsupportedError,
   readFunction,
   readNumber,
   readOneOf,
@@ -217,6 +218,8 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     // No attempt holds a lease or begins an effect in that mode, so the hook could never be asked.
     throw new InvalidOptionsError(`${factory}: option 'recover' does not apply with effects: 'staged-only'`);
   }
+  if (effects === 'staged-only' && journal.multiRegion === 'strong')
+    throw new MultiRegionUnsupportedError(`effects: 'staged-only'`);
   return {
     journal: options.journal,
     ttlSeconds: readNumber(factory, 'ttlSeconds', options.ttlSeconds, DEFAULT_GUARD_OPTIONS.ttlSeconds, {

@@ -1,4 +1,10 @@
-import { IdempotencyError, InvalidOptionsError, sha256Hex, StagedWriteError } from '../core/index.js';
+import {
+  IdempotencyError,
+  InvalidOptionsError,
+  MultiRegionUnsupportedError,
+  sha256Hex,
+  StagedWriteError,
+} from '../core/index.js';
 import {
   assertStageable,
   TRANSACTION_MAX_ITEMS,
@@ -126,6 +132,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   stage(...items: TransactItem[]): void {
+    if (this.journal.multiRegion === 'strong') throw new MultiRegionUnsupportedError('stage()');
     this.ensureRoom(items.length);
     // Refused here, where the handler makes the mistake: at the commit it would be blamed on the journal.
     items.forEach((item, i) => assertStageable(item, this.staged.length + i));
@@ -155,6 +162,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   claimUnique(name: string, value: string): void {
+    if (this.journal.multiRegion === 'strong') throw new MultiRegionUnsupportedError('claimUnique()');
     assertClaim('claimUnique', name, value);
     this.ensureRoom(1);
     this.uniqueClaims.push({ name, value });

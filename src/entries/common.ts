@@ -25,6 +25,7 @@ export {
   ResponseNotSerializableError,
   StagedWriteError,
   RecordUnreadableError,
+  MultiRegionUnsupportedError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   NO_TENANT,
@@ -65,6 +66,8 @@ export {
   type KeyScope,
   journalOperationOf,
   type JournalOperation,
+  REPLICATED_CONFLICT_RETRY,
+  OUTBOX_IN_RECORD_MAX_BYTES,
 } from '../journal/index.js';
 export {
   idempotencyOf,

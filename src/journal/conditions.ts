@@ -40,6 +40,12 @@ export const JournalCondition = Object.freeze({
   leaseHeldNotCompleted: 'leaseToken = :mine AND #status <> :completed',
   /** An operator's resolution: `UNKNOWN`, or in progress with its lease ended. */
   resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :now)',
+  /**
+   * The sweeper of a multi-Region journal (MRSC tables have no TTL): the item is still past its
+   * `expiresAt`, not `UNKNOWN`, and under no live lease (what `claimable` would claim over).
+   */
+  sweepable:
+    'expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)',
   /** Uniqueness claims and outbox items written by the completion transaction: not there yet. */
   itemAbsent: 'attribute_not_exists(#pk)',
   /**

@@ -8,7 +8,9 @@ import {
   IdemkitEnvironment,
   InvalidOptionsError,
   LeaseLostError,
+  MultiRegionUnsupportedError,
   NotResolvableError,
+  readOneOf,
 } from '../core/index.js';
 import { completionTransaction, completionUpdate, transactionToken } from './completion-writes.js';
 import { claimParameters, JournalCondition } from './conditions.js';
@@ -29,10 +31,12 @@ import type {
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
+import { ReplicatedItemCalls } from './replicated-writes.js';
+import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
-import { holdUniqueOnDynamoDB, letGoUniqueOnDynamoDB } from './unique-holds.js';
+import { holdUniqueOnDynamoDB, letGoUniqueOnDynamoDB, makeHoldsPermanentOnDynamoDB } from './unique-holds.js';
 
 const OWNER = 'DynamoDBJournal';
 /** The `#status` placeholder (`status` is a DynamoDB reserved word). */
@@ -56,6 +60,17 @@ export interface DynamoDBJournalOptions {
    * @default Date.now
    */
   readonly clock?: () => number;
+  /**
+   * `'strong'` for a DynamoDB global table with multi-Region strong consistency (MRSC), the one
+   * journal of an API served from several Regions: every write is a single-item conditional
+   * write (completion is one fenced `UpdateItem` carrying the outbox events), cross-Region write
+   * conflicts are retried within a bound, and `stage()`, `claimUnique()` and
+   * `effects: 'staged-only'` are refused with `MultiRegionUnsupportedError` (MRSC has no
+   * transactions). Point each Region's functions at their local replica. See docs/multi-region.md.
+   * @default undefined (a single-Region table)
+   * @example new DynamoDBJournal({ tableName: 'payments-journal', multiRegion: 'strong' })
+   */
+  readonly multiRegion?: 'strong';
 }
 
 /**
@@ -68,6 +83,7 @@ export interface DynamoDBJournalOptions {
  */
 export class DynamoDBJournal implements Journal {
   readonly tableName: string;
+  readonly multiRegion?: 'strong';
   private readonly calls: ItemCalls;
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
@@ -75,7 +91,7 @@ export class DynamoDBJournal implements Journal {
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
-    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock']);
+    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion']);
     const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
     if (tableName === undefined) {
       throw new InvalidOptionsError(
@@ -86,7 +102,11 @@ export class DynamoDBJournal implements Journal {
     this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
     this.client = readClient(OWNER, 'client', options.client, CLIENT_KINDS) ?? new DynamoDBClient({});
-    this.calls = new ItemCalls(this.client, this.tableName);
+    if (options.multiRegion !== undefined)
+      this.multiRegion = readOneOf(OWNER, 'multiRegion', options.multiRegion, 'strong', ['strong']);
+    this.calls = this.multiRegion
+      ? new ReplicatedItemCalls(this.client, this.tableName)
+      : new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
   }
 
@@ -206,6 +226,7 @@ export class DynamoDBJournal implements Journal {
     writes?: CompletionWrites,
   ): Promise<void> {
     const now = this.clock();
+    if (this.multiRegion) return this.completeSingleItem(pk, leaseToken, response, ttlSeconds, writes);
     const encoded = encodeResponse(response);
     await this.chunks.write(pk, leaseToken, encoded, expiryFromNow(now, ttlSeconds));
     const completion = completionUpdate(pk, encoded, now, ttlSeconds, { kind: 'lease', leaseToken });
@@ -236,6 +257,25 @@ export class DynamoDBJournal implements Journal {
       const cause = classifyCancellation(error, { tableName: this.tableName, items, writes });
       if (!isOwnCompletion(cause, leaseToken)) throw cause;
     }
+  }
+
+  /** A multi-Region completion: chunks first (rule 6), then one fenced `UpdateItem` with the outcome and the events. */
+  private async completeSingleItem(
+    pk: string,
+    leaseToken: string,
+    response: unknown,
+    ttlSeconds: number,
+    writes: CompletionWrites | undefined,
+  ): Promise<void> {
+    const now = this.clock();
+    const completion = singleItemLayout(encodeResponse(response), writes);
+    await this.chunks.write(pk, leaseToken, completion.encoded, expiryFromNow(now, ttlSeconds));
+    try {
+      await this.fencedUpdate('complete', singleItemCompletionUpdate(pk, completion, now, ttlSeconds, leaseToken));
+    } catch (error) {
+      if (!isOwnCompletion(error, leaseToken)) throw error;
+    }
+    await makeHoldsPermanentOnDynamoDB(this.calls, writes?.heldClaims ?? [], leaseToken);
   }
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
@@ -341,6 +381,7 @@ export class DynamoDBJournal implements Journal {
   }
 
   async commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {
+    if (this.multiRegion) throw new MultiRegionUnsupportedError("effects: 'staged-only'");
     return commitStagedOnDynamoDB(
       { tableName: this.tableName, calls: this.calls, chunks: this.chunks },
       commit,

@@ -24,10 +24,19 @@ export {
   needsRecovery,
   newLeaseToken,
 } from './record-lifetime.js';
-export { journalOperationOf, type JournalOperation } from './item-calls.js';
+export { isConditionFailure, journalOperationOf, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
 export { assertStageable, TRANSACTION_MAX_ITEMS } from './staged-commit.js';
 export { recordFromItem } from './record-item.js';
 export { JournalCondition } from './conditions.js';
 export { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
 export { storedJsonForm } from './stored-response.js';
+export {
+  countReplicatedConflicts,
+  isReplicatedWriteConflict,
+  REPLICATED_CONFLICT_RETRY,
+  REPLICATED_WRITE_CONFLICT,
+  ReplicatedItemCalls,
+  type ConflictTally,
+} from './replicated-writes.js';
+export { OUTBOX_IN_RECORD_MAX_BYTES } from './single-item-completion.js';

@@ -71,7 +71,8 @@ export type JournalOperation =
   | 'commitStaged'
   | 'holdUnique'
   | 'fenceHolder'
-  | 'letGoUnique';
+  | 'letGoUnique'
+  | 'sweep';
 
 /**
  * The operation of each request the journal sends, by the request's input object: middleware

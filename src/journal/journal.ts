@@ -129,6 +129,13 @@ export type Resolution =
  * carrying the stored record.
  */
 export interface Journal {
+  /**
+   * `'strong'` for a journal on a DynamoDB global table with multi-Region strong consistency
+   * (MRSC): it has no transactions, so `stage()`, `claimUnique()` and `effects: 'staged-only'`
+   * are refused where they are called or configured.
+   * @default undefined (a single-Region journal, transactions available)
+   */
+  readonly multiRegion?: 'strong';
   /** One conditional write: claims an absent or expired key, or returns the existing record. */
   reserve(request: ReserveRequest): Promise<ReserveResult>;
   /**

@@ -31,6 +31,12 @@ export const RecordAttribute = {
   /** ARN of the Lambda durable execution that reserved (or took over) the record. */
   durableExecution: 'durableExecution',
   kind: 'kind',
+  /**
+   * The outbox events of a record completed by a multi-Region journal (JSON text of
+   * `[{ eventId, type, detail, occurredAt }]`): they travel inside the record, and the
+   * dispatcher fans them out from its stream image.
+   */
+  outboxEvents: 'outboxEvents',
 } as const;
 
 /** Attribute names of a uniqueness claim item (`uniq#<name>#<value>`). */

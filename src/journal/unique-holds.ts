@@ -2,7 +2,7 @@ import { UniqueConflictError } from '../core/index.js';
 import { uniqueItem } from './completion-writes.js';
 import { JournalCondition } from './conditions.js';
 import { isConditionFailure, oldItemOf, toJournalError, type ItemCalls } from './item-calls.js';
-import type { UniqueHold } from './journal.js';
+import type { UniqueClaim, UniqueHold } from './journal.js';
 import { newLeaseToken } from './record-lifetime.js';
 import { ClaimAttribute, RecordAttribute, RecordStatus, uniquePk, type JournalItem } from './schema.js';
 
@@ -108,5 +108,33 @@ export async function letGoUniqueOnDynamoDB(calls: ItemCalls, hold: UniqueHold):
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw toJournalError(error, 'letGoUnique');
+  }
+}
+
+/**
+ * Makes the held claims of a completed record permanent one by one (a multi-Region journal, which
+ * has no transactions): each `REMOVE holdToken`, fenced on it. Sent after the record's fenced
+ * completion, once no takeover can take the holds any more (a completed holder keeps its claims);
+ * a write that fails leaves the hold in place, still owned by the completed record.
+ */
+export async function makeHoldsPermanentOnDynamoDB(
+  calls: ItemCalls,
+  holds: readonly UniqueClaim[],
+  leaseToken: string,
+): Promise<void> {
+  for (const claim of holds) {
+    try {
+      await calls.update(
+        'complete',
+        { pk: uniquePk(claim.name, claim.value) },
+        {
+          UpdateExpression: `REMOVE ${ClaimAttribute.holdToken}`,
+          ConditionExpression: JournalCondition.uniqueHeldBy,
+          ExpressionAttributeValues: { ':token': leaseToken },
+        },
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw toJournalError(error, 'complete');
+    }
   }
 }

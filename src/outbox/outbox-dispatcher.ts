@@ -1,7 +1,13 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { RequestInvalidError } from '../core/index.js';
 import { resolveDispatcherOptions, type OutboxDispatcherOptions } from './dispatcher-options.js';
-import { isOutboxInsert, outboxMessageOf, type OutboxMessage } from './outbox-message.js';
+import {
+  completionMessagesOf,
+  isCompletionWithEvents,
+  isOutboxInsert,
+  outboxMessageOf,
+  type OutboxMessage,
+} from './outbox-message.js';
 import { batchesOf } from './publisher.js';
 
 /** An outbox event found in the stream batch, with the record it came from. */
@@ -22,7 +28,9 @@ interface Stop {
  * `outbox#` item becomes one SQS message (body `{ eventId, type, detail, occurredAt }`,
  * String attribute `eventId`; on a FIFO queue `MessageDeduplicationId` = eventId) or one
  * EventBridge event (`DetailType` = type, `Detail` = that body). Every other record
- * (other kinds, `MODIFY`, `REMOVE`) is ignored.
+ * (other kinds, `MODIFY`, `REMOVE`) is ignored, but for a record completed by a multi-Region
+ * journal (`multiRegion: 'strong'`), whose outbox events travel inside it: each of its events
+ * becomes one message of the same shape, in publishing order.
  *
  * Events go out in stream order. At the first event that cannot be sent, the dispatcher
  * stops and reports that record and every later outbox record in `batchItemFailures`
@@ -63,12 +71,13 @@ export function outboxDispatcher(
     const records = event?.Records;
     if (!Array.isArray(records))
       throw new RequestInvalidError('outboxDispatcher: the event is not a DynamoDB Streams event (no Records array)');
-    const outboxRecords = records.filter(isOutboxInsert);
+    const outboxRecords = records.filter((record) => isOutboxInsert(record) || isCompletionWithEvents(record));
     const pending: Pending[] = [];
     let stop: Stop | undefined;
     for (const record of outboxRecords) {
       try {
-        pending.push({ record, message: outboxMessageOf(record) });
+        const messages = isOutboxInsert(record) ? [outboxMessageOf(record)] : completionMessagesOf(record);
+        pending.push(...messages.map((message) => ({ record, message })));
       } catch (error) {
         stop = { record, reason: (error as Error).message };
         break;
@@ -76,9 +85,11 @@ export function outboxDispatcher(
     }
     stop = (await send(pending)) ?? stop;
     let firstFailed = stop ? outboxRecords.indexOf(stop.record) : outboxRecords.length;
-    const sent = pending.slice(0, firstFailed);
+    // A record counts as sent only when every one of its events was: a record is retried whole.
+    const sent = pending.filter((entry) => outboxRecords.indexOf(entry.record) < firstFailed);
     try {
-      await marker.mark(sent.map((entry) => entry.record));
+      // Events inside a completed record live and go with it (the sweeper); only outbox items are marked.
+      await marker.mark(sent.map((entry) => entry.record).filter(isOutboxInsert));
     } catch (error) {
       // Sent but not marked: report them so a retry sends and marks them again.
       if (sent.length > 0) {
@@ -86,7 +97,7 @@ export function outboxDispatcher(
         firstFailed = 0;
       }
     }
-    const published = sent.slice(0, firstFailed).map((entry) => entry.message.eventId);
+    const published = (firstFailed === 0 ? [] : sent).map((entry) => entry.message.eventId);
     if (published.length > 0)
       logger.info('outbox dispatched', {
         destination: publisher.destination,

@@ -3,6 +3,7 @@ export { traceIdOf } from './invocation-trace.js';
 export {
   Telemetry,
   defaultLogger,
+  defaultMetrics,
   type AttemptIdentity,
   type TelemetryOptions,
   type MetricsSink,

@@ -18,6 +18,13 @@ export const MetricName = {
   journalError: 'JournalError',
   /** A record of the previous idempotency library answered (replay, in progress or mismatch) during a migration. */
   legacyHit: 'LegacyHit',
+  /**
+   * A journal write of a multi-Region (MRSC) journal refused because another Region wrote the same item at the same
+   * moment (`ReplicatedWriteConflictException`), counted per refusal, retried or not: cross-Region contention.
+   */
+  replicatedWriteConflict: 'ReplicatedWriteConflict',
+  /** Expired records the sweeper of a multi-Region journal deleted (it emits this one, dimensionless). */
+  sweptRecords: 'SweptRecords',
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

@@ -24,13 +24,17 @@ describe('OutboxDispatcher', () => {
   const template = Template.fromStack(toQueue);
   const busTemplate = Template.fromStack(toBus);
 
-  it('reads the journal stream filtered to outbox inserts', () => {
+  it('reads the journal stream filtered to outbox inserts and to completions carrying events (multi-Region)', () => {
     const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))[0].Properties;
     expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^JournalTable/), 'StreamArn'] });
-    expect(mapping.FilterCriteria.Filters).toHaveLength(1);
+    expect(mapping.FilterCriteria.Filters).toHaveLength(2);
     expect(JSON.parse(mapping.FilterCriteria.Filters[0].Pattern)).toEqual({
       eventName: ['INSERT'],
       dynamodb: { Keys: { [PARTITION_KEY]: { S: [{ prefix: RecordPrefix.outbox }] } } },
+    });
+    expect(JSON.parse(mapping.FilterCriteria.Filters[1].Pattern)).toEqual({
+      eventName: ['INSERT', 'MODIFY'],
+      dynamodb: { NewImage: { status: { S: ['COMPLETED'] }, outboxEvents: { S: [{ exists: true }] } } },
     });
   });
 
