@@ -86,6 +86,7 @@ export function isFifoQueueUrl(queueUrl: string): boolean {
  * @example const client: AwsSdkClient = new SQSClient({});
  */
 export interface AwsSdkClient {
+  /** Sends one command, as every AWS SDK v3 client does. */
   send(command: never, ...rest: never[]): Promise<unknown>;
 }
 

@@ -91,12 +91,14 @@ export interface DynamoDBStreamConsumerOptions<T = Record<string, unknown>> exte
 
 /** Defaults of {@link KinesisConsumerOptions} besides the shared guard defaults. */
 export const DEFAULT_KINESIS_CONSUMER_OPTIONS = Object.freeze({
+  /** The record's `eventID`: Lambda's redelivery of a record keeps it. */
   messageId: (record: KinesisStreamRecord): string => record.eventID,
   dataFormat: 'json' as KinesisDataFormat,
 });
 
 /** Defaults of {@link DynamoDBStreamConsumerOptions} besides the shared guard defaults. */
 export const DEFAULT_DYNAMODB_STREAM_CONSUMER_OPTIONS = Object.freeze({
+  /** The record's `eventID`: one per change, kept by Lambda's redelivery. */
   messageId: (record: DynamoDBRecord): string => record.eventID ?? '',
 });
 
