@@ -8,23 +8,25 @@ import { MetricDimension } from '../../src/telemetry/metric-names.js';
 import { lambdaContext, sqsEvent } from '../../src/testing/index.js';
 import { CONSUMER_ENTRY, testApp } from './test-app.js';
 
-const README = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+/** The queues guide holds the `sqsConsumer` sample, the CDK guide the construct it deploys under. */
+const QUEUES_GUIDE = readFileSync(join(__dirname, '../../docs/queues.md'), 'utf8');
+const CDK_GUIDE = readFileSync(join(__dirname, '../../docs/cdk.md'), 'utf8');
 
-/** The options object the README's `sqsConsumer` sample passes, as written. */
+/** The options object the queues guide's `sqsConsumer` sample passes, as written. */
 function sampleConsumerOptions(): string {
-  const sample = README.match(/export const handler = sqsConsumer\([\s\S]*?\}, (\{[^\n]*\})\);/);
-  if (!sample) throw new Error('README has no sqsConsumer sample');
+  const sample = QUEUES_GUIDE.match(/export const handler = sqsConsumer\([\s\S]*?\}, (\{[^\n]*\})\);/);
+  if (!sample) throw new Error('docs/queues.md has no sqsConsumer sample');
   return sample[1];
 }
 
-/** The construct id the README's CDK sample gives its GuardedQueueConsumer. */
+/** The construct id the CDK guide's sample gives its GuardedQueueConsumer. */
 function sampleConstructId(): string {
-  const sample = README.match(/new GuardedQueueConsumer\(stack, '([^']+)'/);
-  if (!sample) throw new Error('README has no GuardedQueueConsumer sample');
+  const sample = CDK_GUIDE.match(/new GuardedQueueConsumer\(stack, '([^']+)'/);
+  if (!sample) throw new Error('docs/cdk.md has no GuardedQueueConsumer sample');
   return sample[1];
 }
 
-describe("the README's queue samples", () => {
+describe("the guides' queue samples", () => {
   const stack = new Stack(testApp(), 'Orders');
   const journal = new IdempotencyJournalTable(stack, 'Journal');
   const consumer = new GuardedQueueConsumer(stack, sampleConstructId(), { journal, entry: CONSUMER_ENTRY });
