@@ -241,6 +241,16 @@ export class Attempt {
   }
 
   /**
+   * Whether the handler's error says the invocation ended before the handler settled: Middy's
+   * `timeoutEarly` (see {@link endedBeforeSettling}), or, in a durable execution, any timeout or
+   * abort that ends one invocation, not the execution (a later invocation resumes under the same
+   * lease). The one place this is decided, for every entry point; {@link interrupt} then holds the record.
+   */
+  endsBeforeSettling(error: unknown): boolean {
+    return endedBeforeSettling(error) || (this.durable !== undefined && endsInvocationOnly(error));
+  }
+
+  /**
    * Ends an attempt whose invocation ended before its handler settled (see {@link endedBeforeSettling}). The outcome
    * is unknown, not a failure: the handler may still be running (Lambda thaws a frozen container and it goes on), so
    * the record stays held under its lease, and once that ends the takeover rules decide (a rerun only if no effect
@@ -311,8 +321,6 @@ export class Attempt {
       throw error;
     }
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    // One invocation of a durable execution ended, not the execution: a later invocation resumes under the same lease.
-    if (this.durable && endsInvocationOnly(error)) throw this.interrupt(error);
     // A claim `holdUnique` found taken, before any effect: the record goes as after a refused commit.
     if (error instanceof UniqueConflictError) return this.conflicted(error);
     await this.abandon();

@@ -3,7 +3,6 @@ import { isClaimable, needsRecovery, RecordStatus, type JournalRecord } from '..
 import { MetricName, type AttemptStatus, type Telemetry } from '../telemetry/index.js';
 import {
   Attempt,
-  endedBeforeSettling,
   type AttemptRequest,
   type HandlerOutcome,
   type LambdaContextLike,
@@ -72,7 +71,7 @@ export class IdempotencyEngine {
    * handler's scope apart). Throws the refusal's typed error, or the handler's error after
    * the record was released (or marked `UNKNOWN`); `onFailed` hears of it first, with the
    * attempt's status. An invocation that ended before the handler settled (see
-   * {@link endedBeforeSettling}) leaves the record held: its outcome is unknown.
+   * {@link Attempt.endsBeforeSettling}) leaves the record held: its outcome is unknown.
    */
   async run(request: AttemptRequest, context: LambdaContextLike, handler: GuardedHandler): Promise<RunResult> {
     const scoped = Object.create(context ?? null) as LambdaContextLike;
@@ -85,7 +84,7 @@ export class IdempotencyEngine {
       try {
         result = await handler.invoke(scoped);
       } catch (error) {
-        if (endedBeforeSettling(error)) throw attempt.interrupt(error);
+        if (attempt.endsBeforeSettling(error)) throw attempt.interrupt(error);
         return await attempt.fail(error);
       }
       return await attempt.complete(handler.outcomeOf(result));

@@ -1,7 +1,6 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
 export {
   Attempt,
-  endedBeforeSettling,
   type Admission,
   type AttemptRequest,
   type HandlerOutcome,

@@ -10,7 +10,6 @@ import {
   scopePart,
 } from '../core/index.js';
 import {
-  endedBeforeSettling,
   fingerprintOf,
   IdempotencyEngine,
   resolveGuardOptions,
@@ -261,7 +260,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
-    if (endedBeforeSettling(request.error)) {
+    if (attempt.endsBeforeSettling(request.error)) {
       // The handler may still be running: its record stays held under its lease, and Middy's error travels on. This
       // comes before any response another middleware set, which must not let the key go either.
       attempt.interrupt(request.error);
