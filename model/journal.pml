@@ -143,18 +143,33 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #define G_CLAIMABLE (!exists || (PAST_EXPIRY && (status == DONE || (status == INP && !live))))
 /* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
 #define G_STAGED_CLAIMABLE (G_CLAIMABLE || (exists && status == INP && !live && !eff))
-/* guard takeOver: leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :now) OR #status = :unknown) */
+/* guard takeOver: leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :nowMs) OR #status = :unknown) */
 #define G_TAKEOVER(old) (exists && tok == (old) && ((status == INP && !live) || status == UNK))
-/* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :now */
+/* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :nowMs */
 #define G_ABANDONED_LEASE(old) (exists && tok == (old) && status == INP && !live)
 /* guard leaseHeld: leaseToken = :mine */
 #define G_LEASE_HELD(t) (exists && tok == (t))
 /* guard leaseHeldNotCompleted: leaseToken = :mine AND #status <> :completed */
 #define G_LEASE_HELD_NOT_COMPLETED(t) (exists && tok == (t) && status != DONE)
-/* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :now) */
+/* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs) */
 #define G_RESOLVABLE (exists && (status == UNK || (status == INP && !live)))
 /* guard sweepable: expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs) */
 #define G_SWEEPABLE (exists && PAST_EXPIRY && status != UNK && !(status == INP && live))
+
+/*
+ * ---- decisions: what a record read means, by the names of src/engine/decision.ts ----
+ * sst, slive and seff are the status, live lease and effect marker of the record an attempt read
+ * (a reservation refused, a poll, a staged-only commit refused). model/guards.json ties each name
+ * to its decision kind; a test evaluates decide() against these over every state the model has.
+ */
+/* decision replay: completed (the model has one request, so its fingerprint always matches) */
+#define D_REPLAY (sst == DONE)
+/* decision recover (a recover hook) or review (none, or a staged-only attempt): an effect may have happened */
+#define D_AFTER_EFFECT (sst == UNK || (sst == INP && !slive && seff))
+/* decision take-over: a lease that ended before any effect */
+#define D_TAKE_OVER (sst == INP && !slive && !seff)
+/* decision in-progress: a live lease */
+#define D_IN_PROGRESS (sst == INP && slive)
 
 /* ---- where a mutant drops a guard: each switch replaces one guard at the call that uses it ---- */
 #ifdef MUT_RESERVE_UNCONDITIONAL
@@ -262,10 +277,10 @@ decide:
   :: true -> skip
   fi;
   if
-  :: sst == DONE -> ANSWER(A_REPLAY); goto finish
-  :: sst == UNK || (sst == INP && !slive && seff) -> goto recover
-  :: sst == INP && !slive && !seff -> recovering = false; goto takeover
-  :: sst == INP && slive ->
+  :: D_REPLAY -> ANSWER(A_REPLAY); goto finish
+  :: D_AFTER_EFFECT -> goto recover
+  :: D_TAKE_OVER -> recovering = false; goto takeover
+  :: D_IN_PROGRESS ->
 #ifdef WAIT
      if
      :: !late -> goto poll
@@ -456,6 +471,9 @@ finish:
 
 /* ---- staged-only attempts (effects: 'staged-only') ---- */
 proctype Staged(byte me) {
+  /* the record the refused commit returned */
+  byte sst, stok;
+  bool slive, seff;
   CRASH_POINT;
   if
   :: ANSWER(A_ERROR); goto finish                   /* the handler threw or returned 5xx: nothing is written */
@@ -473,16 +491,32 @@ proctype Staged(byte me) {
        ASSERT_EFFECT(!committed); committed = true;
        ANSWER(A_RAN)
     :: else ->
-       /* the record decides: replay, or 409 for a record only a leased attempt writes */
+       /* a record only a leased attempt writes is in the way, or an outcome to replay */
        ASSERT_STAGED(status == DONE || tok <= NLEASED);
-       if
-       :: status == DONE -> ANSWER(A_REPLAY)
-       :: status == UNK -> ANSWER(A_REVIEW)
-       :: status == INP -> ANSWER(A_BUSY)
-       fi
+       sst = status; stok = tok; slive = live && status == INP; seff = eff
     fi
-  }
+  };
+  if
+  :: sst == 0 -> goto finish                        /* committed */
+  :: else -> skip
+  fi;
+  /* decide() on the record found (no take-over: what a takeover could run, the commit claims) */
+  if
+  :: D_REPLAY -> ANSWER(A_REPLAY)
+  :: D_IN_PROGRESS -> ANSWER(A_BUSY)
+  :: D_AFTER_EFFECT && sst == UNK -> ANSWER(A_REVIEW)
+  :: D_AFTER_EFFECT && sst == INP ->
+     CRASH_POINT;
+     atomic {                                       /* markAbandonedUnknown, as a leased attempt without a hook */
+       if
+       :: G_ABANDONED_LEASE(stok) -> keep_check(); status = UNK; hasEx = false; expired = false; outlives = false
+       :: else -> skip
+       fi;
+       ANSWER(A_REVIEW)
+     }
+  fi;
 finish:
+  sst = 0; stok = 0; slive = false; seff = false;
 #ifdef LIVENESS
   finished++
 #else

@@ -11,6 +11,7 @@ import type { Journal } from '../journal/index.js';
 import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
 import { MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
 import { LocalCache } from './local-cache.js';
+import type { HandlerOutcome } from './attempt.js';
 import type { IdempotencyScope } from './scope.js';
 
 /** What a `recover` hook decides for a record whose effect may have happened. */
@@ -127,6 +128,12 @@ export interface EngineSettings {
    * @default the response as it is
    */
   readonly storedFormOf: (response: unknown) => unknown;
+  /**
+   * What of a handler's result is stored, and whether it is stored at all (HTTP: not a 5xx, 408
+   * or 429). May throw `ResponseNotSerializableError`: the record then completes without it.
+   * @default the result as it is, always stored
+   */
+  readonly outcomeOf: (result: unknown) => HandlerOutcome;
   /**
    * Checks a stored outcome before the entry point answers with it (HTTP: a response with a
    * status code), so a record that does not hold one is refused, not replayed.
@@ -254,6 +261,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     tracer,
     clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),
     storedFormOf: (response) => response,
+    outcomeOf: (result) => ({ store: true, response: result }),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
 }

@@ -73,7 +73,13 @@ export function makeIdempotent<TInput, TResult, TContext extends object = Lambda
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
   // A result a `recover` hook or the previous library hands back is returned in its stored form too.
   const engine = new IdempotencyEngine(
-    { ...settings, legacyLookup, storedFormOf: storedJsonForm },
+    {
+      ...settings,
+      legacyLookup,
+      storedFormOf: storedJsonForm,
+      // The first caller gets what a replay gets, so code that works once also works on the retry path.
+      outcomeOf: (result) => ({ store: true, response: storedJsonForm(result) }),
+    },
     new Telemetry(MetricDimension.operation, options),
   );
 
@@ -98,9 +104,8 @@ export function makeIdempotent<TInput, TResult, TContext extends object = Lambda
       },
       context as LambdaContextLike,
       // The handler gets its own context back (a durable context keeps its steps), with the attempt's scope bound.
-      { invoke: (scoped) => fn(input, scoped as TContext), outcomeOf: (response) => ({ store: true, response }) },
+      { invoke: (scoped) => fn(input, scoped as TContext) },
     );
-    // The first caller gets what a replay gets, so code that works once also works on the retry path.
-    return (result.kind === 'ran' ? storedJsonForm(result.response) : result.response) as TResult;
+    return (result as { response: unknown }).response as TResult;
   };
 }

@@ -18,7 +18,7 @@ import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
 import type {
-  CompletionWrites,
+  Completion,
   Evidence,
   Journal,
   JournalRecord,
@@ -27,6 +27,7 @@ import type {
   Resolution,
   StagedCommit,
   StagedCommitResult,
+  TakeOverRequest,
   TransactItem,
   UniqueHold,
 } from './journal.js';
@@ -138,12 +139,7 @@ export class DynamoDBJournal implements Journal {
     }
   }
 
-  async takeOver(
-    pk: string,
-    expectedToken: string,
-    leaseMs: number,
-    durableExecutionArn?: string,
-  ): Promise<JournalRecord> {
+  async takeOver({ pk, expectedToken, leaseMs, durableExecutionArn }: TakeOverRequest): Promise<JournalRecord> {
     const now = this.clock();
     const token = newLeaseToken();
     // The owner changes with the lease: the previous execution's replays must not continue under the new token.
@@ -156,7 +152,7 @@ export class DynamoDBJournal implements Journal {
       const out = await this.fencedUpdate('takeOver', {
         Key: { pk },
         UpdateExpression:
-          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress' +
+          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :nowMs, #status = :inProgress' +
           owner.expression,
         ConditionExpression: JournalCondition.takeOver,
         ExpressionAttributeNames: STATUS_NAME,
@@ -166,7 +162,7 @@ export class DynamoDBJournal implements Journal {
           ':old': expectedToken,
           ':until': now + leaseMs,
           ':one': 1,
-          ':now': now,
+          ':nowMs': now,
           ':unknown': RecordStatus.unknown,
           ':inProgress': RecordStatus.inProgress,
         },
@@ -183,9 +179,9 @@ export class DynamoDBJournal implements Journal {
   async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
     const now = this.clock();
     const leaseUntil = now + leaseMs;
-    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :now', {
+    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :nowMs', {
       ':until': leaseUntil,
-      ':now': now,
+      ':nowMs': now,
     });
     return leaseUntil;
   }
@@ -196,11 +192,11 @@ export class DynamoDBJournal implements Journal {
       'beginEffect',
       pk,
       leaseToken,
-      'SET effectStarted = :true, effectName = :name, updatedAt = :now REMOVE expiresAt',
+      'SET effectStarted = :true, effectName = :name, updatedAt = :nowMs REMOVE expiresAt',
       {
         ':true': true,
         ':name': effectName,
-        ':now': this.clock(),
+        ':nowMs': this.clock(),
       },
     );
   }
@@ -209,24 +205,19 @@ export class DynamoDBJournal implements Journal {
     const entries = Object.entries(evidence);
     if (entries.length === 0) return;
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':now': this.clock() };
+    const values: Record<string, unknown> = { ':nowMs': this.clock() };
     const sets = entries.map(([name, value], i) => {
       names[`#e${i}`] = name;
       values[`:e${i}`] = value;
       return `evidence.#e${i} = :e${i}`;
     });
-    await this.fenced('recordEvidence', pk, leaseToken, `SET ${sets.join(', ')}, updatedAt = :now`, values, names);
+    await this.fenced('recordEvidence', pk, leaseToken, `SET ${sets.join(', ')}, updatedAt = :nowMs`, values, names);
   }
 
-  async complete(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes?: CompletionWrites,
-  ): Promise<void> {
+  async complete(request: Completion): Promise<void> {
+    const { pk, leaseToken, response, ttlSeconds, writes } = request;
     const now = this.clock();
-    if (this.multiRegion) return this.completeSingleItem(pk, leaseToken, response, ttlSeconds, writes);
+    if (this.multiRegion) return this.completeSingleItem(request);
     const encoded = encodeResponse(response);
     await this.chunks.write(pk, leaseToken, encoded, expiryFromNow(now, ttlSeconds));
     const completion = completionUpdate(pk, encoded, now, ttlSeconds, { kind: 'lease', leaseToken });
@@ -260,13 +251,7 @@ export class DynamoDBJournal implements Journal {
   }
 
   /** A multi-Region completion: chunks first (rule 6), then one fenced `UpdateItem` with the outcome and the events. */
-  private async completeSingleItem(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes: CompletionWrites | undefined,
-  ): Promise<void> {
+  private async completeSingleItem({ pk, leaseToken, response, ttlSeconds, writes }: Completion): Promise<void> {
     const now = this.clock();
     const completion = singleItemLayout(encodeResponse(response), writes);
     await this.chunks.write(pk, leaseToken, completion.encoded, expiryFromNow(now, ttlSeconds));
@@ -283,10 +268,10 @@ export class DynamoDBJournal implements Journal {
       'markUnknown',
       pk,
       leaseToken,
-      'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
+      'SET #status = :unknown, updatedAt = :nowMs REMOVE expiresAt',
       {
         ':unknown': RecordStatus.unknown,
-        ':now': this.clock(),
+        ':nowMs': this.clock(),
       },
       STATUS_NAME,
     );
@@ -296,14 +281,14 @@ export class DynamoDBJournal implements Journal {
     const now = this.clock();
     const out = await this.fencedUpdate('markAbandonedUnknown', {
       Key: { pk },
-      UpdateExpression: 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
+      UpdateExpression: 'SET #status = :unknown, updatedAt = :nowMs REMOVE expiresAt',
       ConditionExpression: JournalCondition.abandonedLease,
       ExpressionAttributeNames: STATUS_NAME,
       ExpressionAttributeValues: {
         ':old': leaseToken,
         ':unknown': RecordStatus.unknown,
         ':inProgress': RecordStatus.inProgress,
-        ':now': now,
+        ':nowMs': now,
       },
       ReturnValues: 'ALL_NEW',
     });
@@ -357,7 +342,7 @@ export class DynamoDBJournal implements Journal {
             ExpressionAttributeValues: {
               ':unknown': RecordStatus.unknown,
               ':inProgress': RecordStatus.inProgress,
-              ':now': now,
+              ':nowMs': now,
             },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
