@@ -22,19 +22,8 @@ for (const line of MODEL.split('\n')) {
     macros.set(match[1]!, { params: match[2] ? match[2].split(',').map((p) => p.trim()) : [], body: match[3]! });
 }
 
-/** The model's variables a guard or decision reads. */
-export interface ModelState {
-  readonly exists?: boolean;
-  readonly status?: number;
-  readonly tok?: number;
-  readonly live?: boolean;
-  readonly hasEx?: boolean;
-  readonly expired?: boolean;
-  readonly eff?: boolean;
-  readonly sst?: number;
-  readonly slive?: boolean;
-  readonly seff?: boolean;
-}
+/** The model's variables a guard or decision reads (`exists`, `status`, `tok`, `live`, `sst`, …): numbers or booleans. */
+export type ModelState = Readonly<Record<string, boolean | number>>;
 
 /** The text of a macro with every macro in it expanded, its arguments bound to `args`. */
 export function expand(name: string, args: readonly string[] = []): string {
