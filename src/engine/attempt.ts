@@ -25,7 +25,7 @@ import {
   endsInvocationOnly,
   type DurableExecution,
 } from './durable-execution.js';
-import type { EngineSettings, LegacyDecision, RecoveryDecision } from './guard-options.js';
+import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
@@ -69,19 +69,6 @@ export type Admission =
   | { readonly kind: 'refused'; readonly error: unknown }
   | { readonly kind: 'replay'; readonly response: unknown }
   | { readonly kind: 'run'; readonly scope: AttemptScope };
-
-/** What an attempt's handler produced, as the entry point wants it kept. */
-export interface HandlerOutcome {
-  /** False for an error outcome that must not be replayed (5xx, 408, 429): the record is released. */
-  readonly store: boolean;
-  /** The outcome in the form that is stored and replayed. */
-  readonly response: unknown;
-  /**
-   * What the first caller gets when this attempt ran (an HTTP response as the handler shaped it).
-   * @default `response`
-   */
-  readonly answer?: unknown;
-}
 
 /** The answer of an attempt, once its handler ended. */
 export type RunResult =

@@ -11,7 +11,6 @@ import type { Journal } from '../journal/index.js';
 import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
 import { MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
 import { LocalCache } from './local-cache.js';
-import type { HandlerOutcome } from './attempt.js';
 import type { IdempotencyScope } from './scope.js';
 
 /** What a `recover` hook decides for a record whose effect may have happened. */
@@ -36,6 +35,19 @@ export type LegacyDecision =
  * event, or the function's input); calls `countCall` once per storage call it makes.
  */
 export type LegacyLookup = (legacyEvent: unknown, countCall: () => void) => Promise<LegacyDecision>;
+
+/** What an attempt's handler produced, as the entry point wants it kept. */
+export interface HandlerOutcome {
+  /** False for an error outcome that must not be replayed (5xx, 408, 429): the record is released. */
+  readonly store: boolean;
+  /** The outcome in the form that is stored and replayed. */
+  readonly response: unknown;
+  /**
+   * What the first caller gets when this attempt ran (an HTTP response as the handler shaped it).
+   * @default `response`
+   */
+  readonly answer?: unknown;
+}
 
 /** Options every guarded entry point accepts (HTTP middleware, function wrapper, SQS consumer). */
 export interface GuardOptions extends TelemetryOptions {
