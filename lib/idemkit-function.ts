@@ -40,6 +40,16 @@ export interface IdemkitFunctionProps {
    */
   readonly journal?: IIdempotencyJournal;
   /**
+   * The guarded operation this function serves: part of the scope of every record its
+   * `httpIdempotency` or `makeIdempotent` writes, and their `Operation` metric dimension. Set as
+   * `IDEMKIT_OPERATION`, which both read when their `operation` option is absent, so the runtime
+   * emits the dimension that `IdempotencyDashboard({ operations: [fn.operationName] })` alarms on.
+   * Give it to a function that serves one operation; renaming it puts new records in a new scope
+   * (a retry sent across that deployment runs again).
+   * @default - not set: `httpIdempotency` uses the event's `${method} ${route}`, `makeIdempotent` its option
+   */
+  readonly operationName?: string;
+  /**
    * The Powertools idempotency table the handler reads while moving from Powertools
    * (`migrateFrom`): grants `dynamodb:GetItem` on it and nothing else (plus `kms:Decrypt` when
    * it has a customer-managed key). Pass its name to the handler through `environment`.
@@ -110,7 +120,8 @@ export interface IdemkitFunctionProps {
  *
  * @example
  * // src/create-payment.ts guards itself with `new DynamoDBJournal()`: the table named by IDEMKIT_TABLE_NAME
- * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal });
+ * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal, operationName: 'POST /payments' });
+ * new IdempotencyDashboard(this, 'Dashboard', { operations: [fn.operationName!], journal });
  */
 export class IdemkitFunction extends Construct {
   /** The Lambda function. */
@@ -119,9 +130,12 @@ export class IdemkitFunction extends Construct {
   public readonly role: Role;
   /** The function's log group. */
   public readonly logGroup: LogGroup;
+  /** The operation name set as `IDEMKIT_OPERATION` (the `Operation` metric dimension), if one was given. */
+  public readonly operationName?: string;
 
   constructor(scope: Construct, id: string, props: IdemkitFunctionProps) {
     super(scope, id);
+    this.operationName = props.operationName;
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -149,6 +163,7 @@ export class IdemkitFunction extends Construct {
         [IdemkitEnvironment.metricsNamespace]: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
         ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...(props.journal ? { [IdemkitEnvironment.tableName]: props.journal.tableName } : {}),
+        ...(props.operationName === undefined ? {} : { [IdemkitEnvironment.operation]: props.operationName }),
         ...props.environment,
       },
       bundling: {
