@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  blocksOf,
+  documentsOf,
+  missingFromCi,
+  withPlaceholders,
+  type ShellBlock,
+} from '../../../scripts/readme-check/shell-blocks.mjs';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const CI_SCRIPT = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+
+/** Every shell block of the README and the guides, with the document it is in. */
+const BLOCKS: Array<ShellBlock & { document: string }> = documentsOf(ROOT).flatMap((document) =>
+  blocksOf(readFileSync(join(ROOT, document), 'utf8')).shell.map((block) => ({ document, ...block })),
+);
+
+describe('shell blocks of the README and the guides (what npm run check:readme runs)', () => {
+  it('finds blocks to run in the clone and in a project, and marked ones it leaves', () => {
+    const kinds = new Set(BLOCKS.map((block) => block.kind));
+
+    expect([...kinds].sort()).toEqual(['aws-account', 'ci', 'clone', 'docker', 'project']);
+  });
+
+  it('leaves a block to .ci/run only when .ci/run runs its npm scripts', () => {
+    const missing = BLOCKS.filter((block) => block.kind === 'ci').flatMap((block) =>
+      missingFromCi(block.code, CI_SCRIPT).map((command) => `${block.document}:${block.line}: ${command}`),
+    );
+
+    expect(missing).toEqual([]);
+  });
+
+  it('runs every block that reaches AWS only under the AWS-account marker', () => {
+    const reachesAws = BLOCKS.filter(
+      (block) =>
+        /\b(cdk (deploy|bootstrap|destroy)|aws cloudformation|execute-api\.[\w-]+\.amazonaws\.com)\b/.test(
+          block.code,
+        ) || /\baws dynamodb (?!.*--endpoint-url)/.test(block.code),
+    );
+
+    expect(reachesAws.filter((block) => block.kind !== 'aws-account').map((b) => `${b.document}:${b.line}`)).toEqual(
+      [],
+    );
+  });
+
+  it('runs every block that calls docker only under the Docker marker', () => {
+    const docker = BLOCKS.filter((block) => /^\s*(docker|sam) /m.test(block.code));
+
+    expect(docker.length).toBeGreaterThan(0);
+    expect(docker.filter((block) => block.kind !== 'docker').map((b) => `${b.document}:${b.line}`)).toEqual([]);
+  });
+
+  it("names the README's Quick start file, which the project blocks compile", () => {
+    const { files, shell } = blocksOf(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+
+    expect(files.map((file) => file.name)).toEqual(['handler.ts']);
+    expect(
+      shell.filter((block) => block.kind === 'project').some((block) => /npx tsc\b(?! --init)/.test(block.code)),
+    ).toBe(true);
+  });
+
+  it('puts the check’s values into placeholder assignments and leaves every other line as written', () => {
+    const code = 'IDEMKIT_CLONE=/path/to/idemkit   # your clone\nnpm install "$IDEMKIT_CLONE"\nOTHER=1';
+
+    expect(withPlaceholders(code, { IDEMKIT_CLONE: "/tmp/it's" })).toBe(
+      "IDEMKIT_CLONE='/tmp/it'\\''s'   # set by the README check\nnpm install \"$IDEMKIT_CLONE\"\nOTHER=1",
+    );
+  });
+
+  it('reads a marker only on the first line of a block or, for .ci/run, the line before its fence', () => {
+    const markdown = [
+      '```sh',
+      'echo first',
+      '# needs Docker',
+      '```',
+      '<!-- readme-check: .ci/run runs these -->',
+      '```sh',
+      'npm test',
+      '```',
+      '```sh',
+      '# in your project',
+      'npm install x',
+      '```',
+    ].join('\n');
+
+    expect(blocksOf(markdown).shell.map((block) => block.kind)).toEqual(['clone', 'ci', 'project']);
+  });
+});
