@@ -1,17 +1,19 @@
 // README check: runs the shell blocks of the README and the guides as a reader would, on a fresh clone.
-//   - clones this repository's HEAD (git clone of the working copy: no network) and runs `npm ci` in it;
+//   - clones this repository's HEAD (git clone of the working copy: no network); its node_modules is
+//     this checkout's own, linked (same lockfile: what `npm ci` would install, without a second minute of it);
 //   - runs each document's blocks in one bash session, in order: in the clone, or, for blocks that
-//     start with `# in your project`, in a new project (`npm init -y`) where the package is installed
-//     the ways the README says (from the git URL of the clone, and packed); a TypeScript block that
-//     names its file (`// handler.ts`) is saved there first, so the README's Quick start compiles
-//     in a project set up as it says; then the same project as ES modules (`npm pkg set type=module`);
+//     start with `# in your project`, in one new project (`npm init -y`) where the README's install
+//     lines install the package from the clone's git URL and packed; a TypeScript block that names its
+//     file (`// handler.ts`) is saved there first, so the README's Quick start compiles in a project
+//     set up as it says; then the same project as ES modules (`npm pkg set type=module`). The clone's
+//     sessions and the project's run side by side;
 //   - leaves blocks that need an AWS account or Docker (marked so on their first line) and checks
 //     that the npm scripts of blocks marked `<!-- readme-check: .ci/run runs these -->` are in .ci/run;
 //   - fails when a block fails, or when the blocks changed a tracked file of the clone.
 // Servers the blocks start listen on 127.0.0.1 and are stopped by PID; nothing but npm reaches the network.
 // Usage: node scripts/readme-check/main.mjs [--keep]
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -32,9 +34,10 @@ const started = Date.now();
 
 const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' });
 if (dirty) console.warn(`readme check: uncommitted changes are not checked (it clones HEAD):\n${dirty}`);
-await step('setup', 'git clone of HEAD, npm ci', async () => {
+await step('setup', 'git clone of HEAD, its node_modules linked', async () => {
+  if (!existsSync(join(root, 'node_modules/.package-lock.json'))) throw new Error('run npm ci in this checkout first');
   await run('git', ['clone', '--quiet', root, clone], { cwd: work });
-  await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: clone });
+  symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir');
   return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: clone, encoding: 'utf8' }).trim();
 });
 const busy = await busyPorts(FIXED_PORTS);
@@ -58,10 +61,13 @@ try {
   };
   const ciScript = readFileSync(join(root, '.ci/run'), 'utf8');
   const ranBefore = new Map();
+  const project = join(work, 'project');
+  const chains = { clone: [], project: [] };
+  const files = [];
   for (const document of documentsOf(clone)) {
-    const { shell, files } = blocksOf(readFileSync(join(clone, document), 'utf8'));
+    const blocks = blocksOf(readFileSync(join(clone, document), 'utf8'));
     const sessions = { clone: [], project: [] };
-    for (const block of shell) {
+    for (const block of blocks.shell) {
       const where = `${document}:${block.line}`;
       if (block.kind === 'aws-account' || block.kind === 'docker') {
         results.push({
@@ -83,16 +89,27 @@ try {
         sessions[block.kind].push({ ...block, where });
       }
     }
-    if (sessions.clone.length > 0) await session(document, 'clone', clone, sessions.clone, placeholders);
-    if (sessions.project.length > 0) {
-      const project = join(work, 'projects', document.replace(/[/.]/g, '-'));
+    for (const kind of ['clone', 'project']) {
+      if (sessions[kind].length > 0) chains[kind].push({ document, blocks: sessions[kind] });
+    }
+    if (sessions.project.length > 0) files.push(...blocks.files);
+  }
+  // The clone's blocks and the project's share nothing but the machine: run the two chains side by side.
+  await Promise.all([
+    (async () => {
+      for (const { document, blocks } of chains.clone) await session(document, 'clone', clone, blocks, placeholders);
+    })(),
+    (async () => {
       mkdirSync(project, { recursive: true });
       await run('npm', ['init', '-y'], { cwd: project });
       for (const file of files) writeFileSync(join(project, file.name), `${file.code}\n`);
-      const ok = await session(document, 'project', project, sessions.project, placeholders);
-      if (ok && files.length > 0) await moduleKinds(document, project, files);
-    }
-  }
+      let ok = true;
+      for (const { document, blocks } of chains.project) {
+        ok = (await session(document, 'project', project, blocks, placeholders)) && ok;
+      }
+      if (ok && files.length > 0) await moduleKinds('project', project, files);
+    })(),
+  ]);
   await step('clone', 'no tracked file changed by the blocks', async () => {
     const changed = await run('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: clone });
     if (changed.trim()) throw new Error(changed);
@@ -135,9 +152,13 @@ async function session(document, kind, cwd, blocks, placeholders) {
     for (const block of blocks) results.push({ where: block.where, outcome: 'ran', detail: `${kind} (${seconds})` });
     return true;
   } catch (error) {
-    const failedAt = [...error.message.matchAll(/>>> (\S+)/g)].at(-1)?.[1];
+    const failedAt = [...(error.output ?? '').matchAll(/>>> (\S+)/g)].at(-1)?.[1];
+    // A session stopped before its first marker (a timeout) failed at its first block.
+    const index = Math.max(
+      0,
+      blocks.findIndex((b) => b.where === failedAt),
+    );
     for (const block of blocks) {
-      const index = blocks.findIndex((b) => b.where === failedAt);
       const at = blocks.indexOf(block);
       const outcome = at < index ? 'ran' : at === index ? 'FAIL' : 'not run';
       results.push({ where: block.where, outcome, detail: at === index ? kind : undefined });
@@ -251,7 +272,10 @@ function run(command, args, { cwd, env = process.env, timeoutMs = SESSION_TIMEOU
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolveRun(output);
-      else reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${output.slice(-6000)}`));
+      else
+        reject(
+          Object.assign(new Error(`${command} ${args.join(' ')} exited ${code}\n${output.slice(-6000)}`), { output }),
+        );
     });
   });
 }
