@@ -7,7 +7,7 @@ import {
   type LambdaContextLike,
 } from '../engine/index.js';
 import { storedJsonForm } from '../journal/index.js';
-import { constructGivenName } from '../core/environment.js';
+import { constructGivenName } from '../core/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 

@@ -1,5 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import {
+  constructGivenName,
   IdempotencyError,
   InvalidOptionsError,
   readFunction,
@@ -33,7 +34,6 @@ import {
   type StatusCodes,
 } from './http-response.js';
 import { defaultRequestFingerprint } from './request-fingerprint.js';
-import { constructGivenName } from '../core/environment.js';
 
 /** Options of {@link httpIdempotency}. */
 export interface HttpIdempotencyOptions extends GuardOptions {

@@ -31,7 +31,7 @@ describe('shell blocks of the README and the guides (what npm run check:readme r
     expect(missing).toEqual([]);
   });
 
-  it('runs every block that reaches AWS only under the AWS-account marker', () => {
+  it('marks every block that reaches AWS as needing an AWS account', () => {
     const reachesAws = BLOCKS.filter(
       (block) =>
         /\b(cdk (deploy|bootstrap|destroy)|aws cloudformation|execute-api\.[\w-]+\.amazonaws\.com)\b/.test(
@@ -44,7 +44,7 @@ describe('shell blocks of the README and the guides (what npm run check:readme r
     );
   });
 
-  it('runs every block that calls docker only under the Docker marker', () => {
+  it('marks every block that calls Docker or SAM as needing Docker', () => {
     const docker = BLOCKS.filter((block) => /^\s*(docker|sam) /m.test(block.code));
 
     expect(docker.length).toBeGreaterThan(0);
