@@ -19,7 +19,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import { blocksOf, documentsOf, missingFromCi, withPlaceholders } from './shell-blocks.mjs';
+import {
+  blocksOf,
+  documentsOf,
+  expectedStatusesOf,
+  missingFromCi,
+  observedStatusesOf,
+  withPlaceholders,
+} from './shell-blocks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const keep = process.argv.includes('--keep');
@@ -141,15 +148,35 @@ async function session(document, kind, cwd, blocks, placeholders) {
     [
       'set -eo pipefail',
       'trap \'for pid in $(jobs -p); do kill "$pid" 2>/dev/null || true; done\' EXIT',
-      ...blocks.flatMap((block) => [`echo '>>> ${block.where}' >&2`, withPlaceholders(block.code, placeholders)]),
+      ...blocks.flatMap((block) => [
+        `echo ">>> ${block.where} $(date +%s%3N)" >&2`,
+        withPlaceholders(block.code, placeholders),
+      ]),
+      'echo ">>> end $(date +%s%3N)" >&2',
       '',
     ].join('\n'),
   );
-  const startedAt = Date.now();
   try {
-    await run('bash', [script], { cwd, timeoutMs: SESSION_TIMEOUT_MS });
-    const seconds = `${((Date.now() - startedAt) / 1000).toFixed(1)} s for ${blocks.length}`;
-    for (const block of blocks) results.push({ where: block.where, outcome: 'ran', detail: `${kind} (${seconds})` });
+    const output = await run('bash', [script], { cwd, timeoutMs: SESSION_TIMEOUT_MS });
+    // Exit codes say a command ran; the statuses its comment promises say it answered as written.
+    const expected = blocks.flatMap((block) => expectedStatusesOf(block.code));
+    const observed = observedStatusesOf(output);
+    if (JSON.stringify(expected) !== JSON.stringify(observed)) {
+      throw Object.assign(new Error(`statuses ${observed.join(', ')}; the comments promise ${expected.join(', ')}`), {
+        output: `${output}\n>>> ${blocks[0].where}`,
+      });
+    }
+    const marks = [...output.matchAll(/^>>> (\S+) (\d+)$/gm)].map((match) => [match[1], Number(match[2])]);
+    for (const block of blocks) {
+      const at = marks.findIndex(([where]) => where === block.where);
+      const seconds = ((marks[at + 1][1] - marks[at][1]) / 1000).toFixed(1);
+      const statuses = expectedStatusesOf(block.code);
+      results.push({
+        where: block.where,
+        outcome: 'ran',
+        detail: `${kind}, ${seconds} s${statuses.length > 0 ? `, answered ${statuses.join(', ')}` : ''}`,
+      });
+    }
     return true;
   } catch (error) {
     const failedAt = [...(error.output ?? '').matchAll(/>>> (\S+)/g)].at(-1)?.[1];

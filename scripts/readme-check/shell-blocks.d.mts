@@ -31,3 +31,9 @@ export declare function missingFromCi(code: string, ciScript: string): string[];
 
 /** The block with the named placeholder assignments given the check's values. */
 export declare function withPlaceholders(code: string, values: Record<string, string>): string;
+
+/** The HTTP statuses a block's comments promise for its `curl -i` and local invoke commands, in order. */
+export declare function expectedStatusesOf(code: string): number[];
+
+/** The statuses a session printed, in order (curl's status lines, the local invoke's `"statusCode"`). */
+export declare function observedStatusesOf(output: string): number[];

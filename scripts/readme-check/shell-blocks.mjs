@@ -85,3 +85,24 @@ export function withPlaceholders(code, values) {
 function shellQuoted(value) {
   return `'${String(value).replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * The HTTP statuses a block's comments promise, in order: a `curl -i` or a local invoke whose
+ * trailing comment starts with a status (`# 201, new`, `# 422 idempotency-key-reused`).
+ */
+export function expectedStatusesOf(code) {
+  return code
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((command) => /^\s*curl .*-\w*i\b|local-invoke\.ts /.test(command))
+    .map((command) => /#\s*(\d{3})\b/.exec(command)?.[1])
+    .filter((status) => status !== undefined)
+    .map(Number);
+}
+
+/** The statuses a session printed, in order: curl's status lines and the local invoke's `"statusCode"`. */
+export function observedStatusesOf(output) {
+  return [...output.matchAll(/^HTTP\/[\d.]+ (\d{3})\b|^\s*"statusCode": (\d{3})\b/gm)].map((match) =>
+    Number(match[1] ?? match[2]),
+  );
+}

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import {
   blocksOf,
   documentsOf,
+  expectedStatusesOf,
   missingFromCi,
+  observedStatusesOf,
   withPlaceholders,
   type ShellBlock,
 } from '../../../scripts/readme-check/shell-blocks.mjs';
@@ -85,5 +87,26 @@ describe('shell blocks of the README and the guides (what npm run check:readme r
     ].join('\n');
 
     expect(blocksOf(markdown).shell.map((block) => block.kind)).toEqual(['clone', 'ci', 'project']);
+  });
+
+  it("reads the statuses the local API guide's comments promise, a continued command included", () => {
+    const guide = readFileSync(join(ROOT, 'docs/example-service.md'), 'utf8');
+    const local = blocksOf(guide).shell.filter((block) => block.kind === 'clone');
+
+    expect(local.map((block) => expectedStatusesOf(block.code))).toEqual([[201, 201, 422, 400], [], [201, 201, 422]]);
+  });
+
+  it("compares them with curl's status lines and the local invoke's statusCode, not with log lines", () => {
+    const output = [
+      '03:17:18.610  201 POST /payments',
+      'HTTP/1.1 201 Created',
+      '{"paymentId":"p"}',
+      '{',
+      '  "statusCode": 422,',
+      '  "body": "{\\"statusCode\\": 500}"',
+      '}',
+    ].join('\n');
+
+    expect(observedStatusesOf(output)).toEqual([201, 422]);
   });
 });
