@@ -43,7 +43,7 @@ export interface IdemkitFunctionProps {
    * The guarded operation this function serves: part of the scope of every record its
    * `httpIdempotency` or `makeIdempotent` writes, and their `Operation` metric dimension. Set as
    * `IDEMKIT_OPERATION`, which both read when their `operation` option is absent, so the runtime
-   * emits the dimension that `IdempotencyDashboard({ operations: [fn.operationName] })` alarms on.
+   * emits the dimension that `IdempotencyDashboard({ operations: [...] })` alarms on for that name.
    * Give it to a function that serves one operation; renaming it puts new records in a new scope
    * (a retry sent across that deployment runs again).
    * @default - not set: `httpIdempotency` uses the event's `${method} ${route}`, `makeIdempotent` its option
@@ -120,8 +120,9 @@ export interface IdemkitFunctionProps {
  *
  * @example
  * // src/create-payment.ts guards itself with `new DynamoDBJournal()`: the table named by IDEMKIT_TABLE_NAME
- * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal, operationName: 'POST /payments' });
- * new IdempotencyDashboard(this, 'Dashboard', { operations: [fn.operationName!], journal });
+ * const createPayment = 'POST /payments'; // its records' scope and the Operation dimension the alarms watch
+ * new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal, operationName: createPayment });
+ * new IdempotencyDashboard(this, 'Dashboard', { operations: [createPayment], journal });
  */
 export class IdemkitFunction extends Construct {
   /** The Lambda function. */
