@@ -1,5 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import {
+  constructGivenName,
   IdempotencyError,
   InvalidOptionsError,
   readFunction,
@@ -38,7 +39,7 @@ import { defaultRequestFingerprint } from './request-fingerprint.js';
 export interface HttpIdempotencyOptions extends GuardOptions {
   /**
    * Operation part of the scope.
-   * @default `${method} ${route}` from the event (the route template where the event has one)
+   * @default `IDEMKIT_OPERATION` (`IdemkitFunction`'s `operationName`), else `${method} ${route}` from the event
    */
   readonly operation?: string | ((event: any) => string);
   /**
@@ -124,6 +125,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, undefined);
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined);
+  const operationOption = options.operation ?? constructGivenName('operation');
   if (options.operation !== undefined && typeof options.operation !== 'function')
     readString(FACTORY, 'operation', options.operation, undefined);
   if (
@@ -192,7 +194,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     event: unknown,
   ): { operation: string; tenant?: string; scopeError?: unknown } {
     try {
-      const named = typeof options.operation === 'function' ? options.operation(event) : options.operation;
+      const named = typeof operationOption === 'function' ? operationOption(event) : operationOption;
       const operation = scopePart(named ?? view.route, "the 'operation' option") ?? view.route;
       const tenant = tenantOf ? (scopePart(tenantOf(event), "the 'tenant' option") ?? NO_TENANT) : defaultTenant(view);
       return { operation, tenant };
