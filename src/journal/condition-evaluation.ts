@@ -21,8 +21,8 @@ export type ConditionVerdict = boolean | undefined;
  * Decides `expression` on `item` (undefined: no item) as DynamoDB would, with plain values.
  *
  * @example
- * evaluateCondition('leaseToken = :mine', { pk: 'k', leaseToken: 't' }, {}, { ':mine': 't' }) // true
- * evaluateCondition('attribute_not_exists(#pk)', undefined, { '#pk': 'pk' }, {}) // true
+ * evaluateCondition('holder = :me', { pk: 'k', holder: 't' }, {}, { ':me': 't' }) // true
+ * evaluateCondition('attribute_not_exists(#owner)', undefined, { '#owner': 'claimedBy' }, {}) // true
  */
 export function evaluateCondition(
   expression: string,
