@@ -26,11 +26,13 @@ describe('npm run demo', () => {
       'retry storm',
       'migrated replay',
       'stream batch retried',
+      'retry across Regions',
     ]) {
       expect(out).toMatch(new RegExp(`${scenario}\\s+yes`));
     }
     expect(out).toMatch(/two identical 201 answers \(same body\), no 409, 1 committed write/);
     expect(out).toMatch(/idempotency_status=recovered, attempt 2/);
+    expect(out).toMatch(/us-west-2 +← 201, Idempotent-Replayed .*idempotency_status=replay/);
     expect(code).toBe(0);
     const pid = Number(/DynamoDB Local pid (\d+)/.exec(out)?.[1]);
     expect(() => process.kill(pid, 0)).toThrow();
