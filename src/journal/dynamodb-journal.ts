@@ -31,6 +31,7 @@ import type {
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
+import { JournalMigration } from './journal-migration.js';
 import { ReplicatedItemCalls } from './replicated-writes.js';
 import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
@@ -71,6 +72,39 @@ export interface DynamoDBJournalOptions {
    * @example new DynamoDBJournal({ tableName: 'payments-journal', multiRegion: 'strong' })
    */
   readonly multiRegion?: 'strong';
+  /**
+   * The single-Region journal this multi-Region one replaces, while its records live: a key this
+   * journal has not settled is settled in that table first (one conditional write per new key), so
+   * a request the old journal completed replays, one it is running answers 409, and code still on
+   * the old journal during the deploy cannot run a key this one holds. Only with
+   * `multiRegion: 'strong'`. See docs/multi-region.md ("Migrating from a single-Region journal").
+   * @default undefined (no migration)
+   * @example
+   * new DynamoDBJournal({
+   *   tableName: 'payments-journal-global',
+   *   multiRegion: 'strong',
+   *   migrateFrom: { tableName: 'payments-journal', until: new Date('2027-01-15T00:00:00Z') },
+   * })
+   */
+  readonly migrateFrom?: JournalMigrationOptions;
+}
+
+/** Where the single-Region journal of a migration lives, and until when it is consulted. */
+export interface JournalMigrationOptions {
+  /** The single-Region journal table (same schema: `pk`, the same record attributes). */
+  readonly tableName: string;
+  /**
+   * Client that reaches it (its own Region).
+   * @default the journal's client
+   */
+  readonly client?: DynamoDBClient | DynamoDBDocumentClient;
+  /**
+   * End of the cut-over window: from then on the old table is not consulted. Set it past the last
+   * old record's `expiresAt` (the deploy time plus `ttlSeconds`), and keep records that are
+   * `UNKNOWN` there in mind: resolve them first, or keep the window open.
+   * @default undefined (consulted until the option is removed)
+   */
+  readonly until?: Date;
 }
 
 /**
@@ -88,10 +122,11 @@ export class DynamoDBJournal implements Journal {
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
   private readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  private readonly migration?: JournalMigration;
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
-    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion']);
+    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion', 'migrateFrom']);
     const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
     if (tableName === undefined) {
       throw new InvalidOptionsError(
@@ -108,6 +143,37 @@ export class DynamoDBJournal implements Journal {
       ? new ReplicatedItemCalls(this.client, this.tableName)
       : new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
+    this.migration = this.migrationFrom(options.migrateFrom);
+  }
+
+  private migrationFrom(options: JournalMigrationOptions | undefined): JournalMigration | undefined {
+    if (options === undefined) return undefined;
+    if (!this.multiRegion) {
+      throw new InvalidOptionsError(
+        `${OWNER}: option 'migrateFrom' moves a single-Region journal to a multi-Region one and needs multiRegion: 'strong'`,
+      );
+    }
+    assertKnownOptions(`${OWNER} (migrateFrom)`, options, ['tableName', 'client', 'until']);
+    const tableName = readTableName(OWNER, 'migrateFrom.tableName', options.tableName, undefined);
+    if (tableName === undefined)
+      throw new InvalidOptionsError(
+        `${OWNER}: option 'migrateFrom.tableName' must name the single-Region journal table`,
+      );
+    const client = readClient(OWNER, 'migrateFrom.client', options.client, CLIENT_KINDS) ?? this.client;
+    if (tableName === this.tableName && client === this.client)
+      throw new InvalidOptionsError(`${OWNER}: option 'migrateFrom' names this journal's own table`);
+    const until = options.until;
+    if (until !== undefined && !(until instanceof Date && Number.isFinite(until.getTime())))
+      throw new InvalidOptionsError(`${OWNER}: option 'migrateFrom.until' must be a valid Date`);
+    return new JournalMigration({
+      from: new ItemCalls(client, tableName),
+      to: this.calls,
+      toTableName: this.tableName,
+      clock: this.clock,
+      untilEpochMs: until?.getTime(),
+      attach: (item, record) => this.chunks.attach(item, record),
+      release: (pk, leaseToken) => this.release(pk, leaseToken),
+    });
   }
 
   traceWith(tracer: { captureAWSv3Client<T>(client: T): T }): void {
@@ -117,6 +183,12 @@ export class DynamoDBJournal implements Journal {
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const reserved = await this.reserveHere(request);
+    if (!reserved.reserved || !this.migration?.isOpen()) return reserved;
+    return this.migration.afterReservation(request, reserved.record);
+  }
+
+  private async reserveHere(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
     const item = reservationItem(request, now);
     try {
@@ -144,6 +216,7 @@ export class DynamoDBJournal implements Journal {
     leaseMs: number,
     durableExecutionArn?: string,
   ): Promise<JournalRecord> {
+    if (this.migration?.isOpen()) await this.migration.beforeTakeover(pk, expectedToken);
     const now = this.clock();
     const token = newLeaseToken();
     // The owner changes with the lease: the previous execution's replays must not continue under the new token.
@@ -338,7 +411,9 @@ export class DynamoDBJournal implements Journal {
   async get(pk: string): Promise<JournalRecord | undefined> {
     try {
       const item = await this.calls.get('get', { pk });
-      return item ? this.chunks.attach(item, recordFromItem(item)) : undefined;
+      if (item) return this.chunks.attach(item, recordFromItem(item));
+      // A key this journal has not settled yet may still be the old journal's (a wait policy polls it).
+      return this.migration?.isOpen() ? this.migration.previousRecord(pk) : undefined;
     } catch (error) {
       throw toJournalError(error, 'get');
     }
