@@ -32,7 +32,7 @@ import { chunkPk, RecordAttribute, RecordStatus, type JournalItem } from './sche
  */
 
 /** The attribute that marks a forwarding record in the old table: the new journal's table name. */
-export const MOVED_TO = 'movedTo';
+const MOVED_TO = 'movedTo';
 /** The attributes a forwarding record keeps of the record it replaced, until the state is in the new journal. */
 const KEPT = {
   status: 'movedStatus',
