@@ -185,7 +185,7 @@ export class DynamoDBJournal implements Journal {
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const reserved = await this.reserveHere(request);
     if (!reserved.reserved || !this.migration?.isOpen()) return reserved;
-    return this.migration.afterReservation(request, reserved.record);
+    return this.migration.afterReservation(request, reserved);
   }
 
   private async reserveHere(request: ReserveRequest): Promise<ReserveResult> {

@@ -70,7 +70,7 @@ export interface JournalMigrationParts {
  *
  * @example
  * const migration = new JournalMigration({ from, to, toTableName, clock, attach, release });
- * const result = await migration.afterReservation(request, reserved.record);
+ * const result = await migration.afterReservation(request, reserved);
  */
 export class JournalMigration {
   constructor(private readonly parts: JournalMigrationParts) {}
@@ -84,9 +84,13 @@ export class JournalMigration {
    * After a fresh reservation in the new journal: settles the key in the old table, and answers
    * with the old record's state when it has one (the reservation then gives way to it).
    */
-  async afterReservation(request: ReserveRequest, mine: JournalRecord): Promise<ReserveResult> {
+  async afterReservation(
+    request: ReserveRequest,
+    reserved: Extract<ReserveResult, { reserved: true }>,
+  ): Promise<ReserveResult> {
+    const mine = reserved.record;
     const settled = await this.settle(request.pk, request.fingerprint, request.ttlSeconds);
-    if (settled.kind === 'forwarded') return { reserved: true, record: mine, replacedExpired: false };
+    if (settled.kind === 'forwarded') return reserved;
     if (settled.kind === 'live') {
       await this.parts.release(request.pk, mine.leaseToken);
       return { reserved: false, record: recordFromItem(settled.item) };

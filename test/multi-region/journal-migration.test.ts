@@ -225,6 +225,24 @@ describe('DynamoDBJournal({ multiRegion: "strong", migrateFrom }) moving from a 
     expect(runs).toEqual(['us-west-2']);
   });
 
+  it('runs a request once when old code and new code receive it at the same moment during the deploy', async () => {
+    const { oldJournal, region } = await setup();
+    const west = region();
+
+    for (let i = 0; i < 8; i++) {
+      const runs: string[] = [];
+      const key = `k-race-${i}`;
+      const settled = await Promise.allSettled([
+        charge(oldJournal, runs, 'single-Region')({ key, amount: 7 }),
+        charge(west.journal, runs, 'us-west-2')({ key, amount: 7 }),
+      ]);
+
+      expect(runs).toHaveLength(1);
+      for (const outcome of settled)
+        if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(InProgressError);
+    }
+  });
+
   it('loses nothing when an attempt stops between taking over the old record and copying it: the next attempt copies the state the old table kept', async () => {
     const { oldJournal, region } = await setup();
     const pk = pkOf('k-torn');
