@@ -31,7 +31,7 @@ import type {
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
-import { JournalMigration } from './journal-migration.js';
+import { journalMigrationFor, type JournalMigration, type JournalMigrationOptions } from './journal-migration.js';
 import { ReplicatedItemCalls } from './replicated-writes.js';
 import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
@@ -89,24 +89,6 @@ export interface DynamoDBJournalOptions {
   readonly migrateFrom?: JournalMigrationOptions;
 }
 
-/** Where the single-Region journal of a migration lives, and until when it is consulted. */
-export interface JournalMigrationOptions {
-  /** The single-Region journal table (same schema: `pk`, the same record attributes). */
-  readonly tableName: string;
-  /**
-   * Client that reaches it (its own Region).
-   * @default the journal's client
-   */
-  readonly client?: DynamoDBClient | DynamoDBDocumentClient;
-  /**
-   * End of the cut-over window: from then on the old table is not consulted. Set it past the last
-   * old record's `expiresAt` (the deploy time plus `ttlSeconds`), and keep records that are
-   * `UNKNOWN` there in mind: resolve them first, or keep the window open.
-   * @default undefined (consulted until the option is removed)
-   */
-  readonly until?: Date;
-}
-
 /**
  * The idempotency journal on DynamoDB. Reservation is one conditional `PutItem` that returns
  * the existing item on conflict; every later write is fenced on the caller's lease token.
@@ -143,34 +125,12 @@ export class DynamoDBJournal implements Journal {
       ? new ReplicatedItemCalls(this.client, this.tableName)
       : new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
-    this.migration = this.migrationFrom(options.migrateFrom);
-  }
-
-  private migrationFrom(options: JournalMigrationOptions | undefined): JournalMigration | undefined {
-    if (options === undefined) return undefined;
-    if (!this.multiRegion) {
-      throw new InvalidOptionsError(
-        `${OWNER}: option 'migrateFrom' moves a single-Region journal to a multi-Region one and needs multiRegion: 'strong'`,
-      );
-    }
-    assertKnownOptions(`${OWNER} (migrateFrom)`, options, ['tableName', 'client', 'until']);
-    const tableName = readTableName(OWNER, 'migrateFrom.tableName', options.tableName, undefined);
-    if (tableName === undefined)
-      throw new InvalidOptionsError(
-        `${OWNER}: option 'migrateFrom.tableName' must name the single-Region journal table`,
-      );
-    const client = readClient(OWNER, 'migrateFrom.client', options.client, CLIENT_KINDS) ?? this.client;
-    if (tableName === this.tableName && client === this.client)
-      throw new InvalidOptionsError(`${OWNER}: option 'migrateFrom' names this journal's own table`);
-    const until = options.until;
-    if (until !== undefined && !(until instanceof Date && Number.isFinite(until.getTime())))
-      throw new InvalidOptionsError(`${OWNER}: option 'migrateFrom.until' must be a valid Date`);
-    return new JournalMigration({
-      from: new ItemCalls(client, tableName),
+    this.migration = journalMigrationFor(OWNER, options.migrateFrom, {
+      multiRegion: this.multiRegion,
       to: this.calls,
       toTableName: this.tableName,
+      toClient: this.client,
       clock: this.clock,
-      untilEpochMs: until?.getTime(),
       attach: (item, record) => this.chunks.attach(item, record),
       release: (pk, leaseToken) => this.release(pk, leaseToken),
     });

@@ -14,7 +14,8 @@ export type {
   UniqueClaim,
   UniqueHold,
 } from './journal.js';
-export { DynamoDBJournal, type DynamoDBJournalOptions, type JournalMigrationOptions } from './dynamodb-journal.js';
+export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
+export type { JournalMigrationOptions } from './journal-migration.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
 export {
   expiryFromNow,

@@ -1,6 +1,15 @@
-import { JournalUnavailableError, LeaseLostError } from '../core/index.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  assertKnownOptions,
+  InvalidOptionsError,
+  JournalUnavailableError,
+  LeaseLostError,
+  readClient,
+  readTableName,
+} from '../core/index.js';
 import { claimParameters, JournalCondition } from './conditions.js';
-import { isConditionFailure, oldItemOf, toJournalError, type ItemCalls } from './item-calls.js';
+import { isConditionFailure, ItemCalls, oldItemOf, toJournalError } from './item-calls.js';
 import type { JournalRecord, ReserveRequest, ReserveResult } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
@@ -51,6 +60,65 @@ type Settled =
   | { readonly kind: 'forwarded' }
   | { readonly kind: 'import'; readonly item: JournalItem; readonly fromForwarding?: string }
   | { readonly kind: 'live'; readonly item: JournalItem };
+
+/** Where the single-Region journal of a migration lives, and until when it is consulted. */
+export interface JournalMigrationOptions {
+  /** The single-Region journal table (same schema: `pk`, the same record attributes). */
+  readonly tableName: string;
+  /**
+   * Client that reaches it (its own Region).
+   * @default the journal's client
+   */
+  readonly client?: DynamoDBClient | DynamoDBDocumentClient;
+  /**
+   * End of the cut-over window: from then on the old table is not consulted. Set it past the last
+   * old record's `expiresAt` (the deploy time plus `ttlSeconds`), and keep records that are
+   * `UNKNOWN` there in mind: resolve them first, or keep the window open.
+   * @default undefined (consulted until the option is removed)
+   */
+  readonly until?: Date;
+}
+
+/**
+ * The migration of a multi-Region `DynamoDBJournal` from its `migrateFrom` option, validated when
+ * the journal is created; undefined without one.
+ */
+export function journalMigrationFor(
+  owner: string,
+  options: JournalMigrationOptions | undefined,
+  journal: Omit<JournalMigrationParts, 'from' | 'untilEpochMs'> & {
+    readonly multiRegion?: 'strong';
+    readonly toClient: DynamoDBClient | DynamoDBDocumentClient;
+  },
+): JournalMigration | undefined {
+  if (options === undefined) return undefined;
+  if (!journal.multiRegion) {
+    throw new InvalidOptionsError(
+      `${owner}: option 'migrateFrom' moves a single-Region journal to a multi-Region one and needs multiRegion: 'strong'`,
+    );
+  }
+  assertKnownOptions(`${owner} (migrateFrom)`, options, ['tableName', 'client', 'until']);
+  const tableName = readTableName(owner, 'migrateFrom.tableName', options.tableName, undefined);
+  if (tableName === undefined)
+    throw new InvalidOptionsError(`${owner}: option 'migrateFrom.tableName' must name the single-Region journal table`);
+  const client =
+    readClient(owner, 'migrateFrom.client', options.client, 'a DynamoDBClient or DynamoDBDocumentClient') ??
+    journal.toClient;
+  if (tableName === journal.toTableName && client === journal.toClient)
+    throw new InvalidOptionsError(`${owner}: option 'migrateFrom' names this journal's own table`);
+  const until = options.until;
+  if (until !== undefined && !(until instanceof Date && Number.isFinite(until.getTime())))
+    throw new InvalidOptionsError(`${owner}: option 'migrateFrom.until' must be a valid Date`);
+  return new JournalMigration({
+    from: new ItemCalls(client, tableName),
+    to: journal.to,
+    toTableName: journal.toTableName,
+    clock: journal.clock,
+    untilEpochMs: until?.getTime(),
+    attach: journal.attach,
+    release: journal.release,
+  });
+}
 
 /** What a {@link JournalMigration} needs: both tables' calls, the clock, and the end of the window. */
 export interface JournalMigrationParts {
