@@ -26,13 +26,15 @@
  * (src/journal/conditions.ts); model/guards.json ties each name to its expression.
  *
  * Switches, each passed with -D:
- *   CHECK_EFFECT, CHECK_FENCE, CHECK_KEEP, CHECK_UNKNOWN, CHECK_RECOVER, CHECK_STAGED: which properties are
- *     asserted (CHECK_ALL: all of them);
+ *   CHECK_EFFECT, CHECK_FENCE, CHECK_KEEP, CHECK_UNKNOWN, CHECK_RECOVER, CHECK_STAGED, CHECK_LEASE: which
+ *     properties are asserted (CHECK_ALL: all of them; CHECK_LEASE only means something with MULTI_REGION);
+ *   MULTI_REGION: the journal on an MRSC global table (no TTL, a sweeper; run with NSTAGED=0);
  *   LIVENESS: record answers and define the LTL properties (with CRASHES: attempts may crash);
  *   WAIT: leased attempts use inProgress 'wait' (poll until their deadline) instead of 'reject';
  *   NOOPERATOR: no operator;
  *   the mutants MUT_COMPLETE_UNFENCED, MUT_RESERVE_UNCONDITIONAL, MUT_TAKEOVER_NO_TOKEN,
- *     MUT_DELETE_ON_REJECT and MUT_TAKEOVER_TRUSTS_READ, each of which must be caught.
+ *     MUT_DELETE_ON_REJECT, MUT_TAKEOVER_TRUSTS_READ and (with MULTI_REGION) MUT_SWEEP_IGNORES_LEASE, each of
+ *     which must be caught.
  */
 
 #ifndef NLEASED
@@ -86,6 +88,13 @@ bool late;      /* every waiting attempt's deadline has passed */
 byte gen;               /* the logical operation the record belongs to */
 byte budget[GENS] = 1;  /* external effects still allowed, per logical operation: 1, plus 1 per rerun decided */
 bool committed;         /* the staged writes of the current logical operation have committed */
+#ifdef MULTI_REGION
+/*
+ * A lease that was still live when its record was removed by someone other than its owner: the
+ * owner goes on running its handler until (real) time ends that lease, which Time does at any moment.
+ */
+bool orphanLive;
+#endif
 #ifdef LIVENESS
 byte answer[NATT + 1];
 byte finished;          /* attempts that answered or crashed */
@@ -99,7 +108,7 @@ byte finished;          /* attempts that answered or crashed */
  * the hidden (never stored) flags name the property in spin's report of a violated assertion.
  */
 hidden byte single_effect = 1, fencing = 1, completed_kept = 1, unknown_never_expires = 1;
-hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
+hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respected = 1;
 #if defined(CHECK_ALL) || defined(CHECK_EFFECT)
 #define ASSERT_EFFECT(c) assert(single_effect && (c))
 #else
@@ -124,6 +133,16 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #define ASSERT_RECOVER(c) assert(recover_only_after_effect && (c))
 #else
 #define ASSERT_RECOVER(c) skip
+#endif
+/*
+ * Asserted on an MRSC journal only: with DynamoDB TTL (the single-Region journal) a record whose lease
+ * a heartbeat or takeover carried past its expiresAt may be deleted under that lease, which fencing
+ * makes harmless for the other properties; the sweeper is idemkit's own code and promises more.
+ */
+#if defined(MULTI_REGION) && (defined(CHECK_ALL) || defined(CHECK_LEASE))
+#define ASSERT_LEASE(c) assert(lease_respected && (c))
+#else
+#define ASSERT_LEASE(c) skip
 #endif
 #if defined(CHECK_ALL) || defined(CHECK_STAGED)
 #define ASSERT_STAGED(c) assert(staged_only_no_409 && (c))
@@ -182,6 +201,11 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #else
 #define TAKEOVER_GUARD(old) G_TAKEOVER(old)
 #endif
+#ifdef MUT_SWEEP_IGNORES_LEASE
+#define SWEEP_GUARD (exists && PAST_EXPIRY && status != UNK)
+#else
+#define SWEEP_GUARD G_SWEEPABLE
+#endif
 #ifdef MUT_COMPLETE_UNFENCED
 #define COMPLETE_GUARD(t) (exists && status != DONE)
 #else
@@ -212,6 +236,12 @@ inline drop_record() {
  */
 inline drop_unowned() {
   ASSERT_UNKNOWN(!(status == UNK || (eff && status != DONE)));
+#ifdef MULTI_REGION
+  if
+  :: status == INP && live -> orphanLive = true
+  :: else -> skip
+  fi;
+#endif
   drop_record()
 }
 
@@ -264,6 +294,10 @@ reserve:
        /* expiresAt = leaseAwareExpiry: never before the lease ends */
        exists = true; status = INP; tok = me; live = true; hasEx = true; expired = false; outlives = false; eff = false;
        myGen = gen; sst = 0; stok = 0; slive = false; seff = false;
+#ifdef MULTI_REGION
+       /* no attempt starts the handler while another attempt's lease on the key is live */
+       ASSERT_LEASE(!orphanLive);
+#endif
        goto handler
     :: else -> sst = status; stok = tok; slive = live && status == INP; seff = eff
     fi
@@ -534,6 +568,9 @@ end:
 #ifdef WAIT
   :: atomic { !late -> late = true }
 #endif
+#ifdef MULTI_REGION
+  :: atomic { orphanLive -> orphanLive = false }    /* the removed record's lease ends */
+#endif
   od
 }
 
@@ -552,13 +589,15 @@ end:
  * its guard allows. No staged-only attempts (refused in that mode; run with NSTAGED=0), and every
  * completion is the single-item step Leased already takes. A write refused by a cross-Region
  * conflict changes nothing and is sent again: an attempt stalling at that step, which the
- * interleavings already contain.
+ * interleavings already contain. The sweeper may find a record past its expiresAt under a live
+ * lease (a heartbeat or takeover carried the lease past it): its guard must leave that record alone,
+ * which lease_respected checks and MUT_SWEEP_IGNORES_LEASE drops.
  */
 proctype Sweeper() {
 end:
   do
   :: atomic {
-       G_SWEEPABLE ->
+       SWEEP_GUARD ->
        drop_unowned()
      }
   od

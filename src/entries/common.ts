@@ -39,6 +39,7 @@ export {
   MemoryJournal,
   MEMORY_JOURNAL_TABLE,
   type DynamoDBJournalOptions,
+  type JournalMigrationOptions,
   type MemoryJournalOptions,
   type Journal,
   type JournalRecord,

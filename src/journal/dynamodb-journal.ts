@@ -32,6 +32,7 @@ import type {
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
+import { journalMigrationFor, type JournalMigration, type JournalMigrationOptions } from './journal-migration.js';
 import { ReplicatedItemCalls } from './replicated-writes.js';
 import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
@@ -72,6 +73,21 @@ export interface DynamoDBJournalOptions {
    * @example new DynamoDBJournal({ tableName: 'payments-journal', multiRegion: 'strong' })
    */
   readonly multiRegion?: 'strong';
+  /**
+   * The single-Region journal this multi-Region one replaces, while its records live: a key this
+   * journal has not settled is settled in that table first (one conditional write per new key), so
+   * a request the old journal completed replays, one it is running answers 409, and code still on
+   * the old journal during the deploy cannot run a key this one holds. Only with
+   * `multiRegion: 'strong'`. See docs/multi-region.md ("Migrating from a single-Region journal").
+   * @default undefined (no migration)
+   * @example
+   * new DynamoDBJournal({
+   *   tableName: 'payments-journal-global',
+   *   multiRegion: 'strong',
+   *   migrateFrom: { tableName: 'payments-journal', until: new Date('2027-01-15T00:00:00Z') },
+   * })
+   */
+  readonly migrateFrom?: JournalMigrationOptions;
 }
 
 /**
@@ -89,10 +105,11 @@ export class DynamoDBJournal implements Journal {
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
   private readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  private readonly migration?: JournalMigration;
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
-    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion']);
+    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion', 'migrateFrom']);
     const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
     if (tableName === undefined) {
       throw new InvalidOptionsError(
@@ -109,6 +126,15 @@ export class DynamoDBJournal implements Journal {
       ? new ReplicatedItemCalls(this.client, this.tableName)
       : new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
+    this.migration = journalMigrationFor(OWNER, options.migrateFrom, {
+      multiRegion: this.multiRegion,
+      to: this.calls,
+      toTableName: this.tableName,
+      toClient: this.client,
+      clock: this.clock,
+      attach: (item, record) => this.chunks.attach(item, record),
+      release: (pk, leaseToken) => this.release(pk, leaseToken),
+    });
   }
 
   traceWith(tracer: { captureAWSv3Client<T>(client: T): T }): void {
@@ -118,6 +144,12 @@ export class DynamoDBJournal implements Journal {
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const reserved = await this.reserveHere(request);
+    if (!reserved.reserved || !this.migration?.isOpen()) return reserved;
+    return this.migration.afterReservation(request, reserved);
+  }
+
+  private async reserveHere(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
     const item = reservationItem(request, now);
     try {
@@ -140,6 +172,7 @@ export class DynamoDBJournal implements Journal {
   }
 
   async takeOver({ pk, expectedToken, leaseMs, durableExecutionArn }: TakeOverRequest): Promise<JournalRecord> {
+    if (this.migration?.isOpen()) await this.migration.beforeTakeover(pk, expectedToken);
     const now = this.clock();
     const token = newLeaseToken();
     // The owner changes with the lease: the previous execution's replays must not continue under the new token.
@@ -323,7 +356,9 @@ export class DynamoDBJournal implements Journal {
   async get(pk: string): Promise<JournalRecord | undefined> {
     try {
       const item = await this.calls.get('get', { pk });
-      return item ? this.chunks.attach(item, recordFromItem(item)) : undefined;
+      if (item) return this.chunks.attach(item, recordFromItem(item));
+      // A key this journal has not settled yet may still be the old journal's (a wait policy polls it).
+      return this.migration?.isOpen() ? this.migration.previousRecord(pk) : undefined;
     } catch (error) {
       throw toJournalError(error, 'get');
     }

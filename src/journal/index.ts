@@ -17,6 +17,7 @@ export type {
   UniqueHold,
 } from './journal.js';
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
+export type { JournalMigrationOptions } from './journal-migration.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
 export { expiryFromNow, isExpired, newLeaseToken } from './record-lifetime.js';
 export { isConditionFailure, journalOperationOf, type JournalOperation } from './item-calls.js';

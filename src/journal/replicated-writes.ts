@@ -98,6 +98,7 @@ export class ReplicatedItemCalls extends ItemCalls {
     if (!key || !expressions.ConditionExpression) return conflict;
     const item = await this.get('get', key);
     const holds = conditionHolds(expressions.ConditionExpression, item, expressions.ExpressionAttributeValues ?? {});
+    // A condition the item read satisfies (or one not decided here) leaves the write undone: the conflict stands.
     if (holds !== false) return conflict;
     return Object.assign(new Error('The conditional request failed (decided on the item read after a conflict)'), {
       name: 'ConditionalCheckFailedException',

@@ -32,6 +32,7 @@ describe('npm run demo', () => {
       'retry storm',
       'migrated replay',
       'stream batch retried',
+      'retry across Regions',
     ]) {
       expect(out).toMatch(new RegExp(`${scenario}\\s+yes`));
     }
@@ -42,6 +43,7 @@ describe('npm run demo', () => {
     expect(out).not.toMatch(/payment tr_/);
     // What it writes (the retry-storm chart) goes to git-ignored .local/: no tracked file changes.
     expect(workingTreeChanges()).toBe(changesBefore);
+    expect(out).toMatch(/us-west-2 +← 201, Idempotent-Replayed .*idempotency_status=replay/);
     expect(code).toBe(0);
     const pid = Number(/DynamoDB Local pid (\d+)/.exec(out)?.[1]);
     expect(() => process.kill(pid, 0)).toThrow();
