@@ -24,7 +24,11 @@ describe("DynamoDBJournal reservation: 'read-first'", () => {
 
     const result = await journal.reserve(request(pk));
 
-    expect(result).toMatchObject({ reserved: true, replacedExpired: false, record: { status: RecordStatus.inProgress } });
+    expect(result).toMatchObject({
+      reserved: true,
+      replacedExpired: false,
+      record: { status: RecordStatus.inProgress },
+    });
     expect(Object.fromEntries(calls.byCommand)).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
   });
 
@@ -141,7 +145,10 @@ describe("DynamoDBJournal reservation: 'read-first'", () => {
   it('keeps one winner among many concurrent callers on a new key', async () => {
     const { tableName, client } = await readFirstJournal();
     const pk = `req#-#op#${randomUUID()}`;
-    const journals = Array.from({ length: 20 }, () => new DynamoDBJournal({ tableName, client, reservation: 'read-first' }));
+    const journals = Array.from(
+      { length: 20 },
+      () => new DynamoDBJournal({ tableName, client, reservation: 'read-first' }),
+    );
 
     const results = await Promise.all(journals.map((journal) => journal.reserve(request(pk))));
 
