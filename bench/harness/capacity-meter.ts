@@ -63,7 +63,6 @@ function numberSize(n: string): number {
 }
 
 const writeUnitsFor = (bytes: number) => Math.max(1, Math.ceil(bytes / KB));
-const readUnitsFor = (bytes: number) => Math.max(1, Math.ceil(bytes / (4 * KB)));
 
 /** The key of `item` under `keyName`. */
 function keyOf(item: Item | undefined, keyName: string): Item | undefined {
