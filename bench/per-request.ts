@@ -210,7 +210,7 @@ if (countIndex !== -1) {
   // Under callgrind: one contender, warmed up, then `--count` requests; two counts give instructions per request.
   const only = process.argv[onlyIndex + 1] as Contender;
   const invoke = build(only, { sent: 0 });
-  await cpuPerRequest(invoke, 200);
+  await cpuPerRequest(invoke, 100);
   await cpuPerRequest(invoke, Number(process.argv[countIndex + 1]));
 } else if (onlyIndex !== -1) {
   // A profiled child: one contender, warmed up, then profiled over one long round only.

@@ -10,11 +10,25 @@ import {
   type HandlerKind,
 } from './scenarios/capacity.js';
 
+/** Markers around a section of RESULTS.md that a full `npm run bench` keeps as it is. */
+export interface SectionMarkers {
+  readonly start: string;
+  readonly end: string;
+}
+
 /** The markers around the capacity section of RESULTS.md, which `npm run bench:capacity` rewrites. */
-export const CAPACITY_SECTION = { start: '<!-- capacity:start -->', end: '<!-- capacity:end -->' } as const;
+export const CAPACITY_SECTION: SectionMarkers = { start: '<!-- capacity:start -->', end: '<!-- capacity:end -->' };
+/**
+ * The markers around the cold-start and per-request section, written from `bench/cold-start.ts`,
+ * `bench/per-request.ts` and `bench/staged-breakdown.ts` (separate processes, measured apart).
+ */
+export const COLD_START_SECTION: SectionMarkers = {
+  start: '<!-- cold-start:start -->',
+  end: '<!-- cold-start:end -->',
+};
 
 /** `text` with the section between `markers` replaced by `body` (appended when absent). */
-export function replaceSection(text: string, markers: typeof CAPACITY_SECTION, body: string): string {
+export function replaceSection(text: string, markers: SectionMarkers, body: string): string {
   const block = `${markers.start}\n${body.trimEnd()}\n${markers.end}`;
   const start = text.indexOf(markers.start);
   const end = text.indexOf(markers.end);
@@ -23,7 +37,7 @@ export function replaceSection(text: string, markers: typeof CAPACITY_SECTION, b
 }
 
 /** The section between `markers` in `text`, markers included, or undefined. */
-export function sectionOf(text: string, markers: typeof CAPACITY_SECTION): string | undefined {
+export function sectionOf(text: string, markers: SectionMarkers): string | undefined {
   const start = text.indexOf(markers.start);
   const end = text.indexOf(markers.end);
   return start === -1 || end === -1 ? undefined : text.slice(start, end + markers.end.length);
