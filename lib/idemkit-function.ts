@@ -40,6 +40,16 @@ export interface IdemkitFunctionProps {
    */
   readonly journal?: IIdempotencyJournal;
   /**
+   * The guarded operation this function serves: part of the scope of every record its
+   * `httpIdempotency` or `makeIdempotent` writes, and their `Operation` metric dimension. Set as
+   * `IDEMKIT_OPERATION`, which both read when their `operation` option is absent, so the runtime
+   * emits the dimension that `IdempotencyDashboard({ operations: [...] })` alarms on for that name.
+   * Give it to a function that serves one operation; renaming it puts new records in a new scope
+   * (a retry sent across that deployment runs again).
+   * @default - not set: `httpIdempotency` uses the event's `${method} ${route}`, `makeIdempotent` its option
+   */
+  readonly operationName?: string;
+  /**
    * The Powertools idempotency table the handler reads while moving from Powertools
    * (`migrateFrom`): grants `dynamodb:GetItem` on it and nothing else (plus `kms:Decrypt` when
    * it has a customer-managed key). Pass its name to the handler through `environment`.
@@ -110,7 +120,9 @@ export interface IdemkitFunctionProps {
  *
  * @example
  * // src/create-payment.ts guards itself with `new DynamoDBJournal()`: the table named by IDEMKIT_TABLE_NAME
- * const fn = new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal });
+ * const createPayment = 'POST /payments'; // its records' scope and the Operation dimension the alarms watch
+ * new IdemkitFunction(this, 'CreatePayment', { entry: 'src/create-payment.ts', journal, operationName: createPayment });
+ * new IdempotencyDashboard(this, 'Dashboard', { operations: [createPayment], journal });
  */
 export class IdemkitFunction extends Construct {
   /** The Lambda function. */
@@ -119,9 +131,12 @@ export class IdemkitFunction extends Construct {
   public readonly role: Role;
   /** The function's log group. */
   public readonly logGroup: LogGroup;
+  /** The operation name set as `IDEMKIT_OPERATION` (the `Operation` metric dimension), if one was given. */
+  public readonly operationName?: string;
 
   constructor(scope: Construct, id: string, props: IdemkitFunctionProps) {
     super(scope, id);
+    this.operationName = props.operationName;
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -149,6 +164,7 @@ export class IdemkitFunction extends Construct {
         [IdemkitEnvironment.metricsNamespace]: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
         ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...(props.journal ? { [IdemkitEnvironment.tableName]: props.journal.tableName } : {}),
+        ...(props.operationName === undefined ? {} : { [IdemkitEnvironment.operation]: props.operationName }),
         ...props.environment,
       },
       bundling: {

@@ -26,13 +26,15 @@
  * (src/journal/conditions.ts); model/guards.json ties each name to its expression.
  *
  * Switches, each passed with -D:
- *   CHECK_EFFECT, CHECK_FENCE, CHECK_KEEP, CHECK_UNKNOWN, CHECK_RECOVER, CHECK_STAGED: which properties are
- *     asserted (CHECK_ALL: all of them);
+ *   CHECK_EFFECT, CHECK_FENCE, CHECK_KEEP, CHECK_UNKNOWN, CHECK_RECOVER, CHECK_STAGED, CHECK_LEASE: which
+ *     properties are asserted (CHECK_ALL: all of them; CHECK_LEASE only means something with MULTI_REGION);
+ *   MULTI_REGION: the journal on an MRSC global table (no TTL, a sweeper; run with NSTAGED=0);
  *   LIVENESS: record answers and define the LTL properties (with CRASHES: attempts may crash);
  *   WAIT: leased attempts use inProgress 'wait' (poll until their deadline) instead of 'reject';
  *   NOOPERATOR: no operator;
  *   the mutants MUT_COMPLETE_UNFENCED, MUT_RESERVE_UNCONDITIONAL, MUT_TAKEOVER_NO_TOKEN,
- *     MUT_DELETE_ON_REJECT and MUT_TAKEOVER_TRUSTS_READ, each of which must be caught.
+ *     MUT_DELETE_ON_REJECT, MUT_TAKEOVER_TRUSTS_READ and (with MULTI_REGION) MUT_SWEEP_IGNORES_LEASE, each of
+ *     which must be caught.
  */
 
 #ifndef NLEASED
@@ -86,6 +88,13 @@ bool late;      /* every waiting attempt's deadline has passed */
 byte gen;               /* the logical operation the record belongs to */
 byte budget[GENS] = 1;  /* external effects still allowed, per logical operation: 1, plus 1 per rerun decided */
 bool committed;         /* the staged writes of the current logical operation have committed */
+#ifdef MULTI_REGION
+/*
+ * A lease that was still live when its record was removed by someone other than its owner: the
+ * owner goes on running its handler until (real) time ends that lease, which Time does at any moment.
+ */
+bool orphanLive;
+#endif
 #ifdef LIVENESS
 byte answer[NATT + 1];
 byte finished;          /* attempts that answered or crashed */
@@ -99,7 +108,7 @@ byte finished;          /* attempts that answered or crashed */
  * the hidden (never stored) flags name the property in spin's report of a violated assertion.
  */
 hidden byte single_effect = 1, fencing = 1, completed_kept = 1, unknown_never_expires = 1;
-hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
+hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respected = 1;
 #if defined(CHECK_ALL) || defined(CHECK_EFFECT)
 #define ASSERT_EFFECT(c) assert(single_effect && (c))
 #else
@@ -125,6 +134,16 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #else
 #define ASSERT_RECOVER(c) skip
 #endif
+/*
+ * Asserted on an MRSC journal only: with DynamoDB TTL (the single-Region journal) a record whose lease
+ * a heartbeat or takeover carried past its expiresAt may be deleted under that lease, which fencing
+ * makes harmless for the other properties; the sweeper is idemkit's own code and promises more.
+ */
+#if defined(MULTI_REGION) && (defined(CHECK_ALL) || defined(CHECK_LEASE))
+#define ASSERT_LEASE(c) assert(lease_respected && (c))
+#else
+#define ASSERT_LEASE(c) skip
+#endif
 #if defined(CHECK_ALL) || defined(CHECK_STAGED)
 #define ASSERT_STAGED(c) assert(staged_only_no_409 && (c))
 #else
@@ -143,18 +162,33 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #define G_CLAIMABLE (!exists || (PAST_EXPIRY && (status == DONE || (status == INP && !live))))
 /* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
 #define G_STAGED_CLAIMABLE (G_CLAIMABLE || (exists && status == INP && !live && !eff))
-/* guard takeOver: leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :now) OR #status = :unknown) */
+/* guard takeOver: leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :nowMs) OR #status = :unknown) */
 #define G_TAKEOVER(old) (exists && tok == (old) && ((status == INP && !live) || status == UNK))
-/* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :now */
+/* guard abandonedLease: leaseToken = :old AND #status = :inProgress AND leaseUntil < :nowMs */
 #define G_ABANDONED_LEASE(old) (exists && tok == (old) && status == INP && !live)
 /* guard leaseHeld: leaseToken = :mine */
 #define G_LEASE_HELD(t) (exists && tok == (t))
 /* guard leaseHeldNotCompleted: leaseToken = :mine AND #status <> :completed */
 #define G_LEASE_HELD_NOT_COMPLETED(t) (exists && tok == (t) && status != DONE)
-/* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :now) */
+/* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs) */
 #define G_RESOLVABLE (exists && (status == UNK || (status == INP && !live)))
 /* guard sweepable: expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs) */
 #define G_SWEEPABLE (exists && PAST_EXPIRY && status != UNK && !(status == INP && live))
+
+/*
+ * ---- decisions: what a record read means, by the names of src/engine/decision.ts ----
+ * sst, slive and seff are the status, live lease and effect marker of the record an attempt read
+ * (a reservation refused, a poll, a staged-only commit refused). model/guards.json ties each name
+ * to its decision kind; a test evaluates decide() against these over every state the model has.
+ */
+/* decision replay: completed (the model has one request, so its fingerprint always matches) */
+#define D_REPLAY (sst == DONE)
+/* decision recover (a recover hook) or review (none, or a staged-only attempt): an effect may have happened */
+#define D_AFTER_EFFECT (sst == UNK || (sst == INP && !slive && seff))
+/* decision take-over: a lease that ended before any effect */
+#define D_TAKE_OVER (sst == INP && !slive && !seff)
+/* decision in-progress: a live lease */
+#define D_IN_PROGRESS (sst == INP && slive)
 
 /* ---- where a mutant drops a guard: each switch replaces one guard at the call that uses it ---- */
 #ifdef MUT_RESERVE_UNCONDITIONAL
@@ -166,6 +200,11 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1;
 #define TAKEOVER_GUARD(old) (exists && ((status == INP && !live) || status == UNK))
 #else
 #define TAKEOVER_GUARD(old) G_TAKEOVER(old)
+#endif
+#ifdef MUT_SWEEP_IGNORES_LEASE
+#define SWEEP_GUARD (exists && PAST_EXPIRY && status != UNK)
+#else
+#define SWEEP_GUARD G_SWEEPABLE
 #endif
 #ifdef MUT_COMPLETE_UNFENCED
 #define COMPLETE_GUARD(t) (exists && status != DONE)
@@ -197,6 +236,12 @@ inline drop_record() {
  */
 inline drop_unowned() {
   ASSERT_UNKNOWN(!(status == UNK || (eff && status != DONE)));
+#ifdef MULTI_REGION
+  if
+  :: status == INP && live -> orphanLive = true
+  :: else -> skip
+  fi;
+#endif
   drop_record()
 }
 
@@ -249,6 +294,10 @@ reserve:
        /* expiresAt = leaseAwareExpiry: never before the lease ends */
        exists = true; status = INP; tok = me; live = true; hasEx = true; expired = false; outlives = false; eff = false;
        myGen = gen; sst = 0; stok = 0; slive = false; seff = false;
+#ifdef MULTI_REGION
+       /* no attempt starts the handler while another attempt's lease on the key is live */
+       ASSERT_LEASE(!orphanLive);
+#endif
        goto handler
     :: else -> sst = status; stok = tok; slive = live && status == INP; seff = eff
     fi
@@ -262,10 +311,10 @@ decide:
   :: true -> skip
   fi;
   if
-  :: sst == DONE -> ANSWER(A_REPLAY); goto finish
-  :: sst == UNK || (sst == INP && !slive && seff) -> goto recover
-  :: sst == INP && !slive && !seff -> recovering = false; goto takeover
-  :: sst == INP && slive ->
+  :: D_REPLAY -> ANSWER(A_REPLAY); goto finish
+  :: D_AFTER_EFFECT -> goto recover
+  :: D_TAKE_OVER -> recovering = false; goto takeover
+  :: D_IN_PROGRESS ->
 #ifdef WAIT
      if
      :: !late -> goto poll
@@ -456,6 +505,9 @@ finish:
 
 /* ---- staged-only attempts (effects: 'staged-only') ---- */
 proctype Staged(byte me) {
+  /* the record the refused commit returned */
+  byte sst, stok;
+  bool slive, seff;
   CRASH_POINT;
   if
   :: ANSWER(A_ERROR); goto finish                   /* the handler threw or returned 5xx: nothing is written */
@@ -473,16 +525,32 @@ proctype Staged(byte me) {
        ASSERT_EFFECT(!committed); committed = true;
        ANSWER(A_RAN)
     :: else ->
-       /* the record decides: replay, or 409 for a record only a leased attempt writes */
+       /* a record only a leased attempt writes is in the way, or an outcome to replay */
        ASSERT_STAGED(status == DONE || tok <= NLEASED);
-       if
-       :: status == DONE -> ANSWER(A_REPLAY)
-       :: status == UNK -> ANSWER(A_REVIEW)
-       :: status == INP -> ANSWER(A_BUSY)
-       fi
+       sst = status; stok = tok; slive = live && status == INP; seff = eff
     fi
-  }
+  };
+  if
+  :: sst == 0 -> goto finish                        /* committed */
+  :: else -> skip
+  fi;
+  /* decide() on the record found (no take-over: what a takeover could run, the commit claims) */
+  if
+  :: D_REPLAY -> ANSWER(A_REPLAY)
+  :: D_IN_PROGRESS -> ANSWER(A_BUSY)
+  :: D_AFTER_EFFECT && sst == UNK -> ANSWER(A_REVIEW)
+  :: D_AFTER_EFFECT && sst == INP ->
+     CRASH_POINT;
+     atomic {                                       /* markAbandonedUnknown, as a leased attempt without a hook */
+       if
+       :: G_ABANDONED_LEASE(stok) -> keep_check(); status = UNK; hasEx = false; expired = false; outlives = false
+       :: else -> skip
+       fi;
+       ANSWER(A_REVIEW)
+     }
+  fi;
 finish:
+  sst = 0; stok = 0; slive = false; seff = false;
 #ifdef LIVENESS
   finished++
 #else
@@ -499,6 +567,9 @@ end:
   :: atomic { exists && hasEx && !expired && (status != INP || !live || outlives) -> expired = true }
 #ifdef WAIT
   :: atomic { !late -> late = true }
+#endif
+#ifdef MULTI_REGION
+  :: atomic { orphanLive -> orphanLive = false }    /* the removed record's lease ends */
 #endif
   od
 }
@@ -518,13 +589,15 @@ end:
  * its guard allows. No staged-only attempts (refused in that mode; run with NSTAGED=0), and every
  * completion is the single-item step Leased already takes. A write refused by a cross-Region
  * conflict changes nothing and is sent again: an attempt stalling at that step, which the
- * interleavings already contain.
+ * interleavings already contain. The sweeper may find a record past its expiresAt under a live
+ * lease (a heartbeat or takeover carried the lease past it): its guard must leave that record alone,
+ * which lease_respected checks and MUT_SWEEP_IGNORES_LEASE drops.
  */
 proctype Sweeper() {
 end:
   do
   :: atomic {
-       G_SWEEPABLE ->
+       SWEEP_GUARD ->
        drop_unowned()
      }
   od

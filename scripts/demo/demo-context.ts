@@ -100,9 +100,10 @@ export class DemoContext {
   answer(actor: string, response: APIGatewayProxyStructuredResultV2, line: AttemptLine | undefined): void {
     const replayed = response.headers?.['Idempotent-Replayed'] === 'true' ? ', Idempotent-Replayed' : '';
     const body = typeof response.body === 'string' ? response.body : '';
-    const id = /"paymentId":"([^"]+)"/.exec(body)?.[1];
+    // Named for what the body says it is: a transfer is not a payment to the team reading the timeline.
+    const [, kind, id] = /"(payment|transfer)Id":"([^"]+)"/.exec(body) ?? [];
     const problem = /"type":"[^"]*:([a-z-]+)"/.exec(body)?.[1];
-    const what = id ? `payment ${id}` : problem ? `problem ${problem}` : body.slice(0, 60);
+    const what = id ? `${kind} ${id}` : problem ? `problem ${problem}` : body.slice(0, 60);
     this.narrator.event(
       actor,
       `← ${response.statusCode}${replayed}  ${what}   [idempotency_status=${line?.status ?? '-'}${line?.attempt ? `, attempt ${line.attempt}` : ''}]`,

@@ -12,6 +12,7 @@ import { seedStock, startLocalPaymentsStack } from '../local/payments-stack.js';
 import { DemoContext } from './demo-context.js';
 import { Narrator } from './narrator.js';
 import { changedAmount, crashAfterRail, doubleTap, lostResponse } from './scenarios/http-scenarios.js';
+import { crossRegionRetry } from './scenarios/cross-region-retry.js';
 import { migratedReplay } from './scenarios/migration-scenario.js';
 import { outboxTwice, queueRedelivery } from './scenarios/queue-scenarios.js';
 import { retryStorm } from './scenarios/retry-storm.js';
@@ -41,6 +42,7 @@ async function main(): Promise<number> {
     retryStorm(narrator, CHART_PATH);
     await migratedReplay(ctx);
     await streamRetried(ctx);
+    await crossRegionRetry(ctx);
     narrator.line();
     narrator.line('Metrics the runtime emitted (EMF, namespace Idempotency):');
     narrator.line(

@@ -7,6 +7,8 @@ import type { SpinCheck } from './spin.js';
  * anew is exactly what a new attempt does, so the other attempts stand for that retry.
  */
 const SAFETY_CONFIG = ['-DNLEASED=3', '-DNSTAGED=1', '-DMAXRACES=0'];
+/** The configuration of a journal on an MRSC global table: no TTL but a sweeper, no staged-only attempts. */
+const MULTI_REGION_CONFIG = ['-DNLEASED=3', '-DNSTAGED=0', '-DMAXRACES=0', '-DMULTI_REGION'];
 /** Safety: assertions and invalid end states, exhaustive. */
 const SAFETY_BUILD = ['-DSAFETY'];
 const SAFETY_SEARCH = ['-m100000', '-w25'];
@@ -83,7 +85,15 @@ export const PROPERTIES: readonly PropertyCheck[] = [
     name: 'multi-region',
     meaning:
       'on an MRSC journal (no TTL, a sweeper deleting at any time, no staged-only attempts): every safety property above at once',
-    defines: ['-DNLEASED=3', '-DNSTAGED=0', '-DMAXRACES=0', '-DMULTI_REGION', '-DCHECK_ALL'],
+    defines: [...MULTI_REGION_CONFIG, '-DCHECK_ALL'],
+    panBuild: SAFETY_BUILD,
+    panArgs: SAFETY_SEARCH,
+  },
+  {
+    name: 'lease-respected',
+    meaning:
+      'on an MRSC journal: no attempt starts the handler while another attempt still holds a live lease on the key — the sweeper never removes a record under a live lease, even one past its expiresAt',
+    defines: [...MULTI_REGION_CONFIG, '-DCHECK_LEASE'],
     panBuild: SAFETY_BUILD,
     panArgs: SAFETY_SEARCH,
   },
@@ -112,6 +122,16 @@ const mutant = (name: string, define: string, meaning: string): MutantCheck => (
   panArgs: SAFETY_SEARCH,
 });
 
+/** A mutant of the multi-Region journal, checked against every property in that configuration. */
+const multiRegionMutant = (name: string, define: string, meaning: string): MutantCheck => ({
+  name,
+  switch: define,
+  meaning,
+  defines: [...MULTI_REGION_CONFIG, '-DCHECK_ALL', `-D${define}`],
+  panBuild: SAFETY_BUILD,
+  panArgs: SAFETY_SEARCH,
+});
+
 /** Each mutant must produce a counterexample. */
 export const MUTANTS: readonly MutantCheck[] = [
   mutant(
@@ -134,6 +154,11 @@ export const MUTANTS: readonly MutantCheck[] = [
     'takeover-trusts-read',
     'MUT_TAKEOVER_TRUSTS_READ',
     'the engine before its fix: a takeover decided on a read without effect runs the handler even when the record taken says an effect began',
+  ),
+  multiRegionMutant(
+    'sweeper-ignores-lease',
+    'MUT_SWEEP_IGNORES_LEASE',
+    'the sweeper without its live-lease check (`expiresAt <= :nowSeconds AND NOT (#status = :unknown)` alone)',
   ),
 ];
 

@@ -10,7 +10,9 @@ import { assertToolsPresent, runSpin, type SpinCheck, type SpinResult } from './
  * per mutant; exits 0 only when every property holds over a complete search and every mutant
  * yields a counterexample.
  *
- * Runs two searches at a time (`IDEMKIT_SPIN_JOBS` to change); each needs about 1.5 GB.
+ * Runs two searches at a time (`IDEMKIT_SPIN_JOBS` to change); each needs about 1.5 GB. Names given
+ * as arguments run only those properties and mutants (`npm run verify:model -- multi-region
+ * sweeper-ignores-lease`); an unknown name fails the run.
  */
 const modelPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../model/journal.pml');
 const jobs = Math.max(1, Number(process.env.IDEMKIT_SPIN_JOBS ?? Math.min(2, availableParallelism())));
@@ -33,11 +35,21 @@ async function inParallel<T>(
 
 const count = (n: number) => (Number.isNaN(n) ? '?' : n.toLocaleString('en-US'));
 
+/** The checks named on the command line, or all of them. */
+function selected<T extends SpinCheck>(checks: readonly T[], names: readonly string[]): readonly T[] {
+  return names.length === 0 ? checks : checks.filter((check) => names.includes(check.name));
+}
+
 async function main(): Promise<number> {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((name) => ![...PROPERTIES, ...MUTANTS].some((check) => check.name === name));
+  if (unknown.length > 0) throw new Error(`no property or mutant named ${unknown.join(', ')}`);
   await assertToolsPresent();
-  const width = Math.max(...[...PROPERTIES, ...MUTANTS].map((check) => check.name.length));
+  const properties = selected(PROPERTIES, names);
+  const mutants = selected(MUTANTS, names);
+  const width = Math.max(...[...properties, ...mutants].map((check) => check.name.length));
   const started = Date.now();
-  const held = await inParallel(PROPERTIES, (check, result) => {
+  const held = await inParallel(properties, (check, result) => {
     const ok = result.errors === 0 && result.complete;
     const search = result.complete ? 'exhaustive' : 'INCOMPLETE search';
     console.log(
@@ -46,7 +58,7 @@ async function main(): Promise<number> {
     if (result.errors > 0) console.log(`  ${result.violation ?? 'error'}\n${indent(result.trail ?? result.output)}`);
     return ok;
   });
-  const caught = await inParallel(MUTANTS, (check, result) => {
+  const caught = await inParallel(mutants, (check, result) => {
     const ok = result.errors > 0 && result.property !== undefined;
     const verdict = ok
       ? `caught by ${result.property}`

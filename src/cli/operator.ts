@@ -95,7 +95,7 @@ export class Operator {
               ':msg': RecordPrefix.message,
               ':unknown': RecordStatus.unknown,
               ':inProgress': RecordStatus.inProgress,
-              ':now': now,
+              ':nowMs': now,
             },
             ExclusiveStartKey: startKey,
           }),

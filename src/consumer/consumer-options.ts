@@ -1,4 +1,10 @@
-import { IdemkitEnvironment, InvalidOptionsError, readFunction, readString } from '../core/index.js';
+import {
+  constructGivenName,
+  IdemkitEnvironment,
+  InvalidOptionsError,
+  readFunction,
+  readString,
+} from '../core/index.js';
 import { resolveGuardOptions, type EngineSettings, type GuardOptions } from '../engine/index.js';
 import { defaultLogger, type LogSink } from '../telemetry/index.js';
 
@@ -64,12 +70,7 @@ export function resolveConsumerSettings<M>(
 
 /** The `consumer` option, or the name a construct set in the environment. */
 function consumerOf<M>(factory: string, options: ConsumerOptions<M>): string {
-  const consumer = readString(
-    factory,
-    'consumer',
-    options.consumer,
-    process.env[IdemkitEnvironment.consumer] || undefined,
-  );
+  const consumer = readString(factory, 'consumer', options.consumer, constructGivenName('consumer'));
   if (consumer === undefined) {
     throw new InvalidOptionsError(`${factory}: option 'consumer' is required (or set ${IdemkitEnvironment.consumer})`);
   }

@@ -61,7 +61,11 @@ export function recordBatchConsumer<R, M>(
   telemetryOptions: TelemetryOptions,
 ): (records: readonly R[], context: Context) => Promise<BatchItemFailures> {
   const telemetry = new Telemetry(MetricDimension.consumer, { ...telemetryOptions, logger: settings.logger });
-  const engine = new IdempotencyEngine(settings.engineSettings, telemetry);
+  // A record's outcome is that it was handled: nothing of the handler's result is kept.
+  const engine = new IdempotencyEngine(
+    { ...settings.engineSettings, outcomeOf: () => ({ store: true, response: undefined }) },
+    telemetry,
+  );
 
   async function consumeRecord(record: R, context: Context): Promise<boolean> {
     let message: M | undefined;
@@ -80,7 +84,6 @@ export function recordBatchConsumer<R, M>(
         context,
         {
           invoke: (scoped) => recordHandler(read(), scoped as Context),
-          outcomeOf: () => ({ store: true, response: undefined }),
           onFailed: (error, status) => logFailure(source, settings, record, error, status),
         },
       );

@@ -20,4 +20,4 @@ export {
   required,
   type NumberRule,
 } from './options.js';
-export { IdemkitEnvironment, type IdemkitEnvironmentName } from './environment.js';
+export { constructGivenName, IdemkitEnvironment, type IdemkitEnvironmentName } from './environment.js';

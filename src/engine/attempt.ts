@@ -15,26 +15,20 @@ import {
   WriteConflictError,
 } from '../core/index.js';
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
-import {
-  MetricName,
-  newTrace,
-  traceIdOf,
-  type AttemptStatus,
-  type AttemptTrace,
-  type Telemetry,
-} from '../telemetry/index.js';
+import { newTrace, traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { CountedJournal } from './counted-journal.js';
-import { durableExecutionOf, endsInvocationOnly, type DurableExecution } from './durable-execution.js';
-import type { EngineSettings } from './guard-options.js';
+import { ATTEMPT_OUTCOMES, decide, type AttemptOutcome, type Decision } from './decision.js';
 import {
-  assertStoredResponse,
-  isNotStoredMarker,
-  rememberCompleted,
-  storeOrMark,
-  type Stored,
-} from './stored-outcome.js';
+  assertLeasedForDurable,
+  durableExecutionOf,
+  durableLeaseMs,
+  endsInvocationOnly,
+  type DurableExecution,
+} from './durable-execution.js';
+import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
-import { StagedOnlyCommit, StagedOnlyScope } from './staged-only-attempt.js';
+import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
+import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
 
 /** A Lambda context, or any object standing for one outside Lambda. */
 export type LambdaContextLike = {
@@ -76,37 +70,47 @@ export type Admission =
   | { readonly kind: 'replay'; readonly response: unknown }
   | { readonly kind: 'run'; readonly scope: AttemptScope };
 
-/** What an attempt's handler produced, as the entry point wants it kept. */
-export interface HandlerOutcome {
-  /** False for an error outcome that must not be replayed (5xx, 408, 429): the record is released. */
-  readonly store: boolean;
-  /** The outcome in the form that is stored and replayed. */
-  readonly response: unknown;
-}
+/** The answer of an attempt, once its handler ended. */
+export type RunResult =
+  | {
+      /**
+       * `ran`: this attempt's handler ran; `replayed`: an earlier outcome answers; `superseded`: another attempt's
+       * outcome answers.
+       */
+      readonly kind: 'ran' | 'replayed' | 'superseded';
+      readonly response: unknown;
+    }
+  | {
+      /**
+       * The handler's own error stands and travels on: the record was released (or marked `UNKNOWN`), or, when
+       * `interrupted`, the invocation ended before the handler settled and the record stays held.
+       */
+      readonly kind: 'failed';
+      readonly error: unknown;
+      readonly interrupted: boolean;
+    };
 
-/** The answer of an attempt run through {@link IdempotencyEngine.run}. */
-export interface RunResult {
-  /**
-   * `ran`: this attempt's handler ran; `replayed`: an earlier outcome answers; `superseded`: another attempt's outcome
-   * answers.
-   */
-  readonly kind: 'ran' | 'replayed' | 'superseded';
-  readonly response: unknown;
-}
+/** A conditional write lost to another attempt: the record is read and decided anew. */
+const RACED = Symbol('raced');
+const MAX_RACES = 3;
+const LEASE_GRACE_MS = 1_000;
+const DEFAULT_LEASE_MS = 30_000;
+const POLL_INTERVAL_MS = 100;
 
 /**
- * One guarded attempt from its key check to its log line: it holds the attempt's trace, its
- * view of the journal (calls counted), its scope while it holds a lease, and ends with
- * exactly one of `complete`, `fail` or `abandon` (the handler's error was answered by someone
- * else), then `finish`.
+ * One guarded attempt from its key check to its log line. It applies what {@link decide} says
+ * of every record found in its way (and alone writes the attempt's status and metrics, from
+ * {@link ATTEMPT_OUTCOMES}), holds its scope while the handler runs, settles the outcome
+ * through the {@link Settlement} its mode gives it, and writes the log line once.
  */
 export class Attempt {
   readonly trace: AttemptTrace = newTrace();
   readonly journal: CountedJournal;
-  readonly remainingTimeMs?: () => number;
   /** The Lambda durable execution this attempt runs in, if any. */
   readonly durable?: DurableExecution;
-  admission: Admission = { kind: 'refused', error: undefined };
+  private readonly remainingTimeMs?: () => number;
+  private admitted?: Admission;
+  private settlement?: Settlement;
   private key?: string;
   private pk?: string;
   private requestHash?: string;
@@ -128,13 +132,179 @@ export class Attempt {
     if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
   }
 
+  /** What the attempt met before its handler runs; set once by {@link admit}. */
+  get admission(): Admission {
+    if (!this.admitted) throw new IdempotencyError('no-scope', 'The attempt has not been admitted');
+    return this.admitted;
+  }
+
+  /**
+   * Checks the key, fingerprints the request and decides what the attempt meets. Never throws for
+   * a guard situation: a refusal carries its typed error. A running attempt's scope is bound to
+   * the context until the attempt is settled.
+   */
+  async admit(): Promise<Admission> {
+    try {
+      this.admitted = await this.admitKey();
+    } catch (error) {
+      if (error instanceof JournalUnavailableError) this.note('journalUnavailable');
+      else if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
+      this.release();
+      this.admitted = { kind: 'refused', error };
+    }
+    return this.admitted;
+  }
+
+  /**
+   * Whether the handler's error says the invocation ended before the handler settled: Middy's
+   * `timeoutEarly` (see {@link endedBeforeSettling}), or, in a durable execution, any timeout or
+   * abort that ends one invocation, not the execution (a later invocation resumes under the same lease).
+   */
+  endsBeforeSettling(error: unknown): boolean {
+    return endedBeforeSettling(error) || (this.durable !== undefined && endsInvocationOnly(error));
+  }
+
+  /**
+   * Ends an attempt whose invocation ended before its handler settled. The outcome is unknown, not a failure: the
+   * handler may still be running (Lambda thaws a frozen container and it goes on), so the record stays held under its
+   * lease, and once that ends the takeover rules decide (a rerun only if no effect began). Nothing is written.
+   */
+  interrupt(error: unknown): RunResult {
+    this.release();
+    this.trace.failure = error instanceof Error ? error : new Error(String(error));
+    return { kind: 'failed', error, interrupted: true };
+  }
+
+  /**
+   * Settles an attempt whose handler returned. `store` false (5xx, 408, 429) lets the record go;
+   * otherwise the settlement stores the outcome with the queued writes. A lost lease, or a
+   * staged-only commit that found the key taken, answers with what the record found says.
+   *
+   * @throws UniqueConflictError, WriteConflictError, JournalUnavailableError (nothing committed),
+   *   PayloadMismatchError, InProgressError or NeedsReviewError (the record found decides), RecordUnreadableError
+   */
+  async settle(outcome: HandlerOutcome): Promise<RunResult> {
+    const settlement = this.running();
+    this.release();
+    const answer = { kind: 'ran', response: 'answer' in outcome ? outcome.answer : outcome.response } as const;
+    if (!outcome.store) {
+      await this.letGo();
+      return answer;
+    }
+    let stored;
+    try {
+      stored = await settlement.store(outcome.response);
+    } catch (error) {
+      return this.storeFailed(error, answer);
+    }
+    if (stored.kind === 'found') return this.apply(stored.decision, 'commit');
+    if (stored.claimedKey) this.note('new');
+    settlement.scope.outbox.forEach(() => this.note('outboxPublished'));
+    rememberCompleted(this.settings, settlement.scope, stored.stored);
+    // A first caller gets what every replay will get; only a response too large to store still reaches it.
+    if (stored.unserializable) throw stored.unserializable;
+    return answer;
+  }
+
+  /**
+   * Ends an attempt whose handler threw. A `LeaseLostError` of its own fenced write answers with the
+   * outcome of the attempt that took over; a claim `holdUnique` found taken goes as a refused
+   * commit; any other error lets the record go and stands.
+   */
+  async fail(error: unknown): Promise<RunResult> {
+    const settlement = this.running();
+    this.release();
+    if (settlement.scope.leased && error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    if (settlement.scope.leased && error instanceof UniqueConflictError) return this.conflicted(error);
+    await this.letGo();
+    return { kind: 'failed', error, interrupted: false };
+  }
+
+  /** Ends an attempt whose handler's error someone else answered: the record is let go, the error stands. */
+  async failAnswered(error: unknown): Promise<RunResult> {
+    this.running();
+    this.release();
+    await this.letGo();
+    return { kind: 'failed', error, interrupted: false };
+  }
+
+  /** Writes the attempt's log line and metrics, once, with the answer the entry point gave. */
+  finish(answer: { readonly responseCode?: number; readonly resourceId?: string } = {}): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.release();
+    if (this.admitted?.kind === 'run') {
+      const first = Object.values(this.admitted.scope.evidence)[0];
+      this.trace.downstreamReference = first === undefined ? undefined : String(first);
+    }
+    this.trace.journalCalls = this.journal.calls;
+    for (let i = 0; i < this.journal.replicatedConflicts.count; i++) this.note('replicatedWriteConflict');
+    const identity = {
+      requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
+      traceId: traceIdOf(this.durable?.invocation ?? this.context),
+      tenant: this.request.kind === 'request' ? this.tenant : undefined,
+      operation: this.request.operation,
+      key: this.key,
+      requestHash: this.requestHash,
+      ...answer,
+    };
+    this.telemetry.emit(identity, this.trace, this.startedAtEpochMs, this.settings.clock());
+    this.annotate();
+  }
+
+  // ---- admission ----
+
+  private async admitKey(): Promise<Admission> {
+    const { pk, fingerprint } = this.identify();
+    const { localCache, clock, effects } = this.settings;
+    const cached = localCache?.get(pk, clock());
+    if (cached) {
+      if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
+      return this.replayOf(cached.response.value);
+    }
+    if (this.durable) assertLeasedForDurable(effects);
+    // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
+    if (effects === 'staged-only') return this.holdStaged(pk, fingerprint);
+    const leaseMs = this.leaseMs();
+    const waitMs = this.settings.inProgress === 'wait' ? this.settings.waitMs : 0;
+    const waitUntil = clock() + Math.min(waitMs, (this.remainingTimeMs?.() ?? Infinity) - LEASE_GRACE_MS);
+    let found: JournalRecord | RecordUnreadableError | undefined;
+    let reserving = true;
+    for (let races = 0; ;) {
+      if (reserving) {
+        const reservation = await this.journal.reserve({
+          pk,
+          fingerprint,
+          leaseMs,
+          ttlSeconds: this.settings.ttlSeconds,
+          durableExecutionArn: this.durable?.executionArn,
+        });
+        if (reservation.reserved) return this.reserved(reservation.record, reservation.replacedExpired);
+        found = reservation.record;
+      }
+      const decision = decide(found, this.decisionInput(fingerprint, 'leased'));
+      const applied = await this.apply(decision, 'admission');
+      if (applied !== RACED && applied !== 'wait') return applied;
+      if (applied === RACED || decision.kind === 'claimable') {
+        // Another attempt changed the record between our read and our write: decide again on what it wrote.
+        if (++races > MAX_RACES) return this.refuse('inProgress', this.inProgressError(decision));
+      } else {
+        if (clock() + POLL_INTERVAL_MS > waitUntil) return this.refuse('inProgress', this.inProgressError(decision));
+        await this.settings.sleep(POLL_INTERVAL_MS);
+      }
+      reserving = decision.kind === 'claimable';
+      // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
+      if (!reserving) found = await this.journal.get(pk).catch(unreadableAsFound);
+    }
+  }
+
   /**
    * Checks the key, then fingerprints the request: key present and valid, then scope, then
    * fingerprint, as every entry point must.
    *
    * @throws KeyMissingError, KeyInvalidError, RequestInvalidError
    */
-  identify(): { pk: string; fingerprint: string } {
+  private identify(): { pk: string; fingerprint: string } {
     const { request } = this;
     let key: unknown;
     try {
@@ -147,7 +317,7 @@ export class Attempt {
       if (problem) throw new KeyInvalidError(`${request.keyLabel} ${problem}`);
     } catch (error) {
       // Whatever stops the key from being read (an unreadable body holding it, say) makes it invalid.
-      this.mark(error instanceof KeyMissingError ? 'missing_key' : 'invalid_key');
+      this.note(error instanceof KeyMissingError ? 'missingKey' : 'invalidKey');
       throw error;
     }
     this.key = key as string;
@@ -161,238 +331,353 @@ export class Attempt {
     return { pk, fingerprint: this.requestHash };
   }
 
-  /** Sets the attempt's status and counts its metrics. */
-  mark(status: AttemptStatus, ...metrics: MetricName[]): void {
-    this.trace.status = status;
-    this.trace.metrics.push(...metrics);
+  /** A fresh reservation: counted new (or an expired key reused), unless the previous library answers for it. */
+  private async reserved(record: JournalRecord, replacedExpired: boolean): Promise<Admission> {
+    const admission = this.hold(record, false);
+    const legacy = await this.consultLegacy();
+    if (legacy) return legacy;
+    this.note(replacedExpired ? 'expired' : 'new');
+    return admission;
+  }
+
+  /**
+   * Applies a decision on a found record. `admission`: before the handler ran (writes that take
+   * over or mark the record are made here; `RACED` when one lost, `wait` while a lease is live);
+   * `commit`: a staged-only commit found the key taken; `lease-lost`: the attempt lost its lease
+   * and answers with what the record now says, writing nothing.
+   */
+  private async apply(decision: Decision, phase: 'admission'): Promise<Admission | typeof RACED | 'wait'>;
+  private async apply(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
+  private async apply(
+    decision: Decision,
+    phase: 'admission' | 'commit' | 'lease-lost',
+  ): Promise<Admission | RunResult | typeof RACED | 'wait'> {
+    const answering = phase === 'lease-lost';
+    // The log line names the attempt a refusal met; a replay is not an attempt of its own.
+    if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
+    switch (decision.kind) {
+      case 'unreadable':
+        this.noteUnreadable(decision.error);
+        throw decision.error;
+      case 'mismatch':
+        if (!answering) this.note('mismatch');
+        throw new PayloadMismatchError(decision.record);
+      case 'replay': {
+        const response = decision.record.response?.value;
+        this.settings.localCache?.remember(decision.record);
+        if (phase === 'admission') return this.replayOf(response);
+        if (!answering) this.note(this.replayOutcome);
+        this.assertReplayable(response);
+        assertStoredResponse(response);
+        return { kind: 'superseded', response };
+      }
+      case 'review':
+        if (answering) throw new NeedsReviewError(decision.record);
+        if (decision.abandon) {
+          try {
+            await this.journal.markAbandonedUnknown(decision.record.pk, decision.record.leaseToken);
+            this.note('markedUnknown');
+            throw new NeedsReviewError(decision.record);
+          } catch (error) {
+            // Changed since it was read: admitting decides again; a commit answers with what it found.
+            if (!(error instanceof LeaseLostError)) throw error;
+            if (phase === 'admission') return RACED;
+          }
+        }
+        this.note('foundUnknown');
+        throw new NeedsReviewError(decision.record);
+      case 'resume':
+        if (phase !== 'admission') break;
+        // A replay of the execution holding the record: its own lease, not a duplicate's 409.
+        this.note('resumed');
+        return this.hold(decision.record, false);
+      case 'take-over':
+      case 'recover':
+        if (phase !== 'admission') break;
+        return this.takeOver(decision.record, decision.kind === 'recover');
+      case 'in-progress':
+        if (phase === 'admission') return 'wait';
+        break;
+      case 'claimable':
+        if (phase === 'admission') return RACED;
+        break;
+    }
+    if (!answering) this.note('inProgress');
+    throw this.inProgressError(decision);
+  }
+
+  private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | typeof RACED> {
+    let taken: JournalRecord;
+    try {
+      taken = await this.journal.takeOver({
+        pk: record.pk,
+        expectedToken: record.leaseToken,
+        leaseMs: this.leaseMs(),
+        durableExecutionArn: this.durable?.executionArn,
+      });
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      return RACED;
+    }
+    this.note('takenOver');
+    // The record read showed no effect, but its holder may have begun one before this takeover landed
+    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
+    // effect that may have happened is never run again as new work.
+    const effectMayHaveHappened = recovering || taken.effectStarted;
+    const admission = this.hold(taken, effectMayHaveHappened);
+    if (!effectMayHaveHappened) return admission;
+    return this.decideRecovery(recovering ? record : taken);
+  }
+
+  /**
+   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
+   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
+   */
+  private async decideRecovery(record: JournalRecord): Promise<Admission> {
+    const { recover } = this.settings;
+    const settlement = this.running();
+    if (recover) {
+      let decision: RecoveryDecision;
+      try {
+        decision = await recover(settlement.scope);
+      } catch (error) {
+        await this.letGo();
+        throw error;
+      }
+      if (decision.outcome === 'rerun') return this.admission;
+      if (decision.outcome === 'completed') return this.answerWithStored(decision.response);
+    }
+    await this.journal.markUnknown(record.pk, settlement.scope.leaseToken);
+    this.note('markedUnknown');
+    throw new NeedsReviewError(record);
+  }
+
+  /**
+   * During a migration, what the previous library holds for a freshly reserved request answers
+   * instead of the handler: its completed outcome completes this record and is replayed; a live
+   * execution or another payload releases the reservation and answers 409 or 422.
+   */
+  private async consultLegacy(): Promise<Admission | undefined> {
+    const { legacyLookup } = this.settings;
+    if (!legacyLookup) return undefined;
+    let decision: LegacyDecision;
+    try {
+      decision = await legacyLookup(this.request.legacyEvent, () => this.journal.calls++);
+    } catch (error) {
+      // Fail closed: without the old record nobody can vouch that the request did not already run.
+      await this.releaseReservation();
+      throw error;
+    }
+    this.trace.legacy = decision.kind === 'none' ? decision.reason : decision.kind;
+    if (decision.kind === 'none') return undefined;
+    this.note('legacyHit');
+    if (decision.kind === 'replay') {
+      const admission = await this.answerWithStored(decision.response);
+      this.note(this.replayOutcome);
+      return admission;
+    }
+    await this.releaseReservation();
+    if (decision.kind === 'mismatch') return this.refuse('mismatch', new PayloadMismatchError());
+    return this.refuse('inProgress', new InProgressError(this.settings.retryAfterSeconds));
+  }
+
+  /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
+  private async releaseReservation(): Promise<void> {
+    const { pk, leaseToken } = this.running().scope;
+    this.release();
+    await this.journal.release(pk, leaseToken).catch(() => this.note('journalError'));
+  }
+
+  /** Completes the held record with an outcome handed back (by a `recover` hook or the previous library) and answers with it. */
+  private async answerWithStored(response: unknown): Promise<Admission> {
+    const settled = await this.settle({ store: true, response: this.settings.storedFormOf(response) });
+    if (settled.kind === 'failed') throw settled.error;
+    assertStoredResponse(settled.response);
+    return { kind: 'replay', response: settled.response };
   }
 
   /** Admits the attempt to run under the lease of `record`, its scope bound to the context. */
-  hold(record: JournalRecord, recovering: boolean, leaseMs: () => number): void {
+  private hold(record: JournalRecord, recovering: boolean): Admission {
     this.trace.attempt = record.attempt;
+    const { durable, remainingTimeMs, settings } = this;
     const scope = new AttemptScope({
       journal: this.journal,
       record,
       key: this.key as string,
       scope: this.scopeName,
       recovering,
-      leaseMs,
-      clock: this.settings.clock,
+      leased: true,
+      leaseMs: () => leaseMsFor(settings, durable, remainingTimeMs),
+      clock: settings.clock,
     });
-    bindScope(this.context, scope);
-    this.admission = { kind: 'run', scope };
-  }
-
-  /**
-   * Admits a replay of the durable execution that holds `record`: it continues under the record's
-   * own lease token, with the evidence and effect marker its earlier invocations left.
-   */
-  resume(record: JournalRecord, leaseMs: () => number): void {
-    this.mark('resumed');
-    this.hold(record, false, leaseMs);
+    return this.run(new LeasedSettlement(scope, this.settlementContext));
   }
 
   /**
    * Admits the attempt to run without a lease (`effects: 'staged-only'`): its scope queues the
    * writes that one transaction commits with the outcome once the handler returned.
    */
-  holdStaged(pk: string, fingerprint: string): void {
+  private holdStaged(pk: string, fingerprint: string): Admission {
     this.trace.attempt = 1;
-    const { clock } = this.settings;
-    const scope = StagedOnlyScope.begin({
+    const scope = StagedOnlySettlement.scopeFor({
       journal: this.journal,
       pk,
       fingerprint,
-      nowEpochMs: clock(),
       key: this.key as string,
       scope: this.scopeName,
-      clock,
+      clock: this.settings.clock,
     });
-    bindScope(this.context, scope);
-    this.admission = { kind: 'run', scope };
+    return this.run(new StagedOnlySettlement(scope, this.settlementContext));
   }
 
-  /**
-   * Answers with a stored outcome, counted as a replay (or, for a queue, a suppressed duplicate).
-   *
-   * @throws RecordUnreadableError when the outcome is not one the entry point can answer with
-   */
-  replay(response: unknown): void {
+  private run(settlement: Settlement): Admission {
+    this.settlement = settlement;
+    bindScope(this.context, settlement.scope);
+    this.admitted = { kind: 'run', scope: settlement.scope };
+    return this.admitted;
+  }
+
+  /** Answers with a stored outcome, counted as a replay (or, for a queue, a suppressed duplicate). */
+  private replayOf(response: unknown): Admission {
     this.assertReplayable(response);
-    this.mark('replay', this.request.kind === 'message' ? MetricName.duplicateSuppressed : MetricName.replay);
-    this.answerWith(response);
-  }
-
-  /** Answers with an outcome stored by this attempt (a `recover` hook's), without counting a replay. */
-  answerWith(response: unknown): void {
+    this.note(this.replayOutcome);
     this.release();
     assertStoredResponse(response);
-    this.admission = { kind: 'replay', response };
+    return { kind: 'replay', response };
+  }
+
+  private refuse(outcome: AttemptOutcome, error: unknown): Admission {
+    this.note(outcome);
+    this.release();
+    return { kind: 'refused', error };
+  }
+
+  // ---- settlement ----
+
+  /** Lets the record go without an outcome, and counts how; a lost lease leaves it to its new owner. */
+  private async letGo(): Promise<void> {
+    try {
+      const { markedUnknown, claimsLeft } = await this.running().letGo();
+      if (claimsLeft) this.note('journalError');
+      this.note(markedUnknown ? 'markedUnknown' : 'released');
+    } catch (error) {
+      if (error instanceof LeaseLostError) return this.note('leaseLost');
+      if (error instanceof RecordUnreadableError) return this.noteUnreadable(error);
+      // The lease resolves it like a crash would: the error that made us let go matters more.
+      this.note('journalUnavailable');
+    }
+  }
+
+  private async storeFailed(error: unknown, answer: RunResult): Promise<RunResult> {
+    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
+    if (error instanceof RecordUnreadableError) {
+      // The record changed into something the guard cannot read: it is left as it is for an operator.
+      this.noteUnreadable(error);
+      throw error;
+    }
+    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return this.conflicted(error);
+    if (!(error instanceof JournalUnavailableError)) {
+      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record goes.
+      this.trace.failure = error as Error;
+      await this.letGo();
+      throw error;
+    }
+    if (!this.running().answersUncommitted) {
+      // Nothing committed: the caller must retry, and the lease (or the free key) will let that retry in.
+      this.note('journalUnavailable');
+      throw error;
+    }
+    this.note('journalError');
+    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', {
+      cause: error,
+    });
+    return answer;
+  }
+
+  /** Lets the record go after a conflict nothing of this attempt committed, and throws the conflict. */
+  private async conflicted(error: UniqueConflictError | WriteConflictError): Promise<never> {
+    try {
+      const { claimsLeft } = await this.running().letGo();
+      if (claimsLeft) this.note('journalError');
+    } catch {
+      this.note('journalError');
+    }
+    this.note('conflict');
+    throw error;
+  }
+
+  /** The stored outcome of the attempt that took over, never this attempt's own. */
+  private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
+    this.note('leaseLost');
+    const stored = error.existing;
+    const found =
+      stored?.status === RecordStatus.completed && stored.response
+        ? stored
+        : await this.journal.get(this.running().scope.pk).catch(unreadableAsFound);
+    return this.apply(decide(found, this.decisionInput(this.running().scope.fingerprint, 'leased')), 'lease-lost');
+  }
+
+  // ---- the attempt's record of itself ----
+
+  /** Writes an outcome's status and metrics: the one place either is written (see {@link ATTEMPT_OUTCOMES}). */
+  private note(outcome: AttemptOutcome): void {
+    const { status, metrics } = ATTEMPT_OUTCOMES[outcome];
+    if (status) this.trace.status = status;
+    this.trace.metrics.push(...metrics);
   }
 
   /**
    * Counts an attempt refused because its record cannot be read: nothing runs and nothing is written, and the
    * operator hears of it (the log line carries the reason, `JournalError` counts it).
    */
-  unreadable(error: RecordUnreadableError): void {
+  private noteUnreadable(error: RecordUnreadableError): void {
     if (this.trace.failure === error) return;
-    this.mark('record_unreadable', MetricName.journalError);
+    this.note('unreadable');
     this.trace.failure = error;
   }
 
-  /**
-   * Whether the handler's error says the invocation ended before the handler settled: Middy's
-   * `timeoutEarly` (see {@link endedBeforeSettling}), or, in a durable execution, any timeout or
-   * abort that ends one invocation, not the execution (a later invocation resumes under the same
-   * lease). The one place this is decided, for every entry point; {@link interrupt} then holds the record.
-   */
-  endsBeforeSettling(error: unknown): boolean {
-    return endedBeforeSettling(error) || (this.durable !== undefined && endsInvocationOnly(error));
+  private get replayOutcome(): AttemptOutcome {
+    return this.request.kind === 'message' ? 'duplicate' : 'replay';
   }
 
-  /**
-   * Ends an attempt whose invocation ended before its handler settled (see {@link endedBeforeSettling}). The outcome
-   * is unknown, not a failure: the handler may still be running (Lambda thaws a frozen container and it goes on), so
-   * the record stays held under its lease, and once that ends the takeover rules decide (a rerun only if no effect
-   * began). Nothing is written. Returns the error, for the caller to throw.
-   */
-  interrupt(error: unknown): unknown {
-    this.release();
-    this.trace.failure = error instanceof Error ? error : new Error(String(error));
-    return error;
-  }
-
-  /** Refuses the attempt with a typed error (or the unexpected error that stopped it). */
-  refuse(error: unknown): void {
-    this.release();
-    this.admission = { kind: 'refused', error };
-  }
-
-  /** The scope of a running attempt. */
-  get scope(): AttemptScope {
-    if (this.admission.kind !== 'run') throw new IdempotencyError('no-scope', 'The attempt holds no lease');
-    return this.admission.scope;
-  }
-
-  /**
-   * Settles an attempt whose handler returned. `store` false (5xx, 408, 429) releases the
-   * record, or marks it `UNKNOWN` when an effect had begun; otherwise the outcome and the
-   * queued writes commit in one fenced write. A lost lease answers with the owner's outcome.
-   *
-   * @throws UniqueConflictError, WriteConflictError, JournalUnavailableError (staged writes not committed),
-   *   InProgressError or NeedsReviewError (lease lost and no outcome stored yet)
-   */
-  async complete(outcome: HandlerOutcome): Promise<RunResult> {
-    const scope = this.scope;
-    this.release();
-    if (scope instanceof StagedOnlyScope) return new StagedOnlyCommit(this, scope, this.settings).settle(outcome);
-    if (!outcome.store) {
-      await this.abandon();
-      return { kind: 'ran', response: outcome.response };
-    }
-    const writes = scope.hasWrites
-      ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox, heldClaims: scope.heldClaims }
-      : undefined;
-    let completed: Stored<void>;
+  /** Refuses a stored outcome the entry point cannot answer with (an HTTP response without a status, say). */
+  private assertReplayable(response: unknown): void {
+    if (isNotStoredMarker(response)) return;
     try {
-      completed = await storeOrMark(outcome.response, (stored) =>
-        this.journal.complete(scope.pk, scope.leaseToken, stored, this.settings.ttlSeconds, writes),
-      );
+      this.settings.assertReplayable?.(response, this.pk ?? '');
     } catch (error) {
-      return this.completionFailed(error, outcome.response);
-    }
-    this.trace.metrics.push(...scope.outbox.map(() => MetricName.outboxPublished));
-    rememberCompleted(this.settings, scope, completed.stored);
-    // A first caller gets what every replay will get; only a response too large to store still reaches it.
-    if (completed.unserializable) throw completed.unserializable;
-    return { kind: 'ran', response: outcome.response };
-  }
-
-  /**
-   * Ends an attempt whose handler threw. A `LeaseLostError` (the handler's own fenced write
-   * was refused) answers with the outcome of the attempt that took over; any other error
-   * releases the record (or marks it `UNKNOWN` after `beginEffect`) and is thrown again.
-   */
-  async fail(error: unknown): Promise<RunResult> {
-    this.release();
-    if (this.scope instanceof StagedOnlyScope) {
-      // Nothing was written: the handler's error is the answer, and a retry runs again.
-      this.mark('released', MetricName.released);
+      if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
       throw error;
     }
-    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    // A claim `holdUnique` found taken, before any effect: the record goes as after a refused commit.
-    if (error instanceof UniqueConflictError) return this.conflicted(error);
-    await this.abandon();
-    throw error;
   }
 
-  /** Releases the record, or marks it `UNKNOWN` when an effect had begun; a lost lease leaves it to its new owner. */
-  async abandon(): Promise<void> {
-    const scope = this.scope;
-    this.release();
-    if (scope instanceof StagedOnlyScope) return this.mark('released', MetricName.released);
-    try {
-      if (await this.letGo(scope)) this.mark('unknown', MetricName.unknownAfterEffect);
-      else this.mark('released', MetricName.released);
-    } catch (error) {
-      if (error instanceof LeaseLostError) return this.mark('lease_lost');
-      if (error instanceof RecordUnreadableError) return this.unreadable(error);
-      // The lease resolves it like a crash would: the error that made us abandon matters more.
-      this.mark('journal_unavailable', MetricName.journalError);
-    }
+  private inProgressError(decision: Decision): InProgressError {
+    return new InProgressError(this.settings.retryAfterSeconds, 'record' in decision ? decision.record : undefined);
   }
 
-  /**
-   * Lets the record go without an outcome: `UNKNOWN` once an effect may have happened (only an
-   * operator or a recovery may end it), released otherwise (the next attempt runs the handler).
-   * Returns whether it was marked `UNKNOWN`.
-   */
-  private async letGo(scope: AttemptScope): Promise<boolean> {
-    // Held claims outlive an UNKNOWN record: they guard the effect that may have happened.
-    if (scope.effectStarted) await this.journal.markUnknown(scope.pk, scope.leaseToken);
-    else await this.journal.release(scope.pk, scope.leaseToken);
-    if (!scope.effectStarted)
-      await scope.letGoHeldClaims().catch(() => this.trace.metrics.push(MetricName.journalError));
-    return scope.effectStarted;
+  private decisionInput(fingerprint: string, mode: 'leased' | 'staged-only') {
+    return {
+      fingerprint,
+      nowEpochMs: this.settings.clock(),
+      mode,
+      recoverHook: this.settings.recover !== undefined,
+      durableExecutionArn: this.durable?.executionArn,
+    } as const;
   }
 
-  /** Refuses the attempt because its key was used with another payload (422); the caller throws what it returns. */
-  mismatch(record?: JournalRecord): PayloadMismatchError {
-    this.mark('mismatch', MetricName.payloadMismatch);
-    return new PayloadMismatchError(record);
+  private get settlementContext(): SettlementContext {
+    const { ttlSeconds, clock, sleep } = this.settings;
+    return { journal: this.journal, ttlSeconds, clock, sleep };
   }
 
-  /** Refuses the attempt because another attempt holds its key (409); the caller throws what it returns. */
-  inProgress(record?: JournalRecord): InProgressError {
-    this.mark('in_progress', MetricName.inProgressCollision);
-    if (record) this.trace.attempt = record.attempt;
-    return new InProgressError(this.settings.retryAfterSeconds, record);
+  /** The settlement of a running attempt. */
+  private running(): Settlement {
+    if (!this.settlement) throw new IdempotencyError('no-scope', 'The attempt holds no scope');
+    return this.settlement;
   }
 
-  /** Writes the attempt's log line and metrics, once, with the answer the entry point gave. */
-  finish(answer: { readonly responseCode?: number; readonly resourceId?: string } = {}): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.release();
-    if (this.admission.kind === 'run') {
-      const first = Object.values(this.admission.scope.evidence)[0];
-      this.trace.downstreamReference = first === undefined ? undefined : String(first);
-    }
-    this.trace.journalCalls = this.journal.calls;
-    for (let i = 0; i < this.journal.replicatedConflicts.count; i++)
-      this.trace.metrics.push(MetricName.replicatedWriteConflict);
-    const identity = {
-      requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
-      traceId: traceIdOf(this.durable?.invocation ?? this.context),
-      tenant: this.request.kind === 'request' ? this.tenant : undefined,
-      operation: this.request.operation,
-      key: this.key,
-      requestHash: this.requestHash,
-      ...answer,
-    };
-    this.telemetry.emit(identity, this.trace, this.startedAtEpochMs, this.settings.clock());
-    this.annotate();
+  private leaseMs(): number {
+    return leaseMsFor(this.settings, this.durable, this.remainingTimeMs);
   }
 
   /** Annotates the current trace segment with what the attempt met (never with the key). */
@@ -420,80 +705,27 @@ export class Attempt {
   private release(): void {
     if (this.context) unbindScope(this.context);
   }
+}
 
-  private async completionFailed(error: unknown, response: unknown): Promise<RunResult> {
-    const scope = this.scope;
-    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    if (error instanceof RecordUnreadableError) {
-      // The record changed into something the guard cannot read: it is left as it is for an operator.
-      this.unreadable(error);
-      throw error;
-    }
-    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return this.conflicted(error);
-    if (!(error instanceof JournalUnavailableError)) {
-      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record is let
-      // go.
-      this.trace.failure = error as Error;
-      await this.abandon();
-      throw error;
-    }
-    this.trace.metrics.push(MetricName.journalError);
-    if (scope.hasWrites) {
-      // Nothing committed: the caller must retry, and the lease will let that retry in.
-      this.mark('journal_unavailable');
-      throw error;
-    }
-    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', {
-      cause: error,
-    });
-    return { kind: 'ran', response };
-  }
+/**
+ * The lease an attempt asks for: a durable execution's whole timeout; else the option, else the
+ * Lambda's remaining time plus a grace second, else a default.
+ */
+function leaseMsFor(
+  settings: Pick<EngineSettings, 'leaseMs' | 'durableExecutionTimeoutSeconds'>,
+  durable: DurableExecution | undefined,
+  remainingTimeMs: (() => number) | undefined,
+): number {
+  if (durable) return durableLeaseMs(settings.durableExecutionTimeoutSeconds, LEASE_GRACE_MS);
+  if (settings.leaseMs !== undefined) return settings.leaseMs;
+  const remainingMs = remainingTimeMs?.();
+  return remainingMs !== undefined ? remainingMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
+}
 
-  /** Lets the record go after a conflict nothing of this attempt committed, and throws the conflict. */
-  private async conflicted(error: UniqueConflictError | WriteConflictError): Promise<never> {
-    this.trace.metrics.push(MetricName.commitConflict);
-    try {
-      await this.letGo(this.scope);
-    } catch {
-      this.trace.metrics.push(MetricName.journalError);
-    }
-    this.mark('conflict');
-    throw error;
-  }
-
-  /** The stored outcome of the attempt that took over, never this attempt's own. */
-  private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
-    this.mark('lease_lost');
-    const stored = error.existing;
-    if (stored?.status === RecordStatus.completed && stored.response) return this.superseded(stored.response.value);
-    const current = await this.journal.get(this.scope.pk).catch((readError: unknown) => {
-      if (!(readError instanceof RecordUnreadableError)) return undefined;
-      this.unreadable(readError);
-      throw readError;
-    });
-    if (current?.status === RecordStatus.completed && current.response) return this.superseded(current.response.value);
-    throw current?.status === RecordStatus.unknown
-      ? new NeedsReviewError(current)
-      : new InProgressError(this.settings.retryAfterSeconds, current);
-  }
-
-  /** Another attempt's stored outcome, or the error its marker stands for. */
-  private superseded(response: unknown): RunResult {
-    this.assertReplayable(response);
-    assertStoredResponse(response);
-    return { kind: 'superseded', response };
-  }
-
-  /** Refuses a stored outcome the entry point cannot answer with (an HTTP response without a status, say). */
-  private assertReplayable(response: unknown): void {
-    if (isNotStoredMarker(response)) return;
-    try {
-      this.settings.assertReplayable?.(response, this.pk ?? '');
-    } catch (error) {
-      if (error instanceof RecordUnreadableError) this.unreadable(error);
-      throw error;
-    }
-  }
+/** A read that found a record the guard cannot read hands the error to {@link decide}, which refuses it. */
+function unreadableAsFound(error: unknown): RecordUnreadableError {
+  if (error instanceof RecordUnreadableError) return error;
+  throw error;
 }
 
 /**

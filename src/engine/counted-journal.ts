@@ -1,5 +1,5 @@
 import type {
-  CompletionWrites,
+  Completion,
   Evidence,
   Journal,
   JournalRecord,
@@ -8,6 +8,7 @@ import type {
   Resolution,
   StagedCommit,
   StagedCommitResult,
+  TakeOverRequest,
   UniqueHold,
 } from '../journal/index.js';
 import { countReplicatedConflicts, type ConflictTally } from '../journal/index.js';
@@ -41,8 +42,8 @@ export class CountedJournal implements Journal {
     return this.counted(() => this.inner.reserve(request));
   }
 
-  takeOver(pk: string, expectedToken: string, leaseMs: number, durableExecutionArn?: string): Promise<JournalRecord> {
-    return this.counted(() => this.inner.takeOver(pk, expectedToken, leaseMs, durableExecutionArn));
+  takeOver(request: TakeOverRequest): Promise<JournalRecord> {
+    return this.counted(() => this.inner.takeOver(request));
   }
 
   heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
@@ -57,14 +58,8 @@ export class CountedJournal implements Journal {
     return this.counted(() => this.inner.recordEvidence(pk, leaseToken, evidence));
   }
 
-  complete(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes?: CompletionWrites,
-  ): Promise<void> {
-    return this.counted(() => this.inner.complete(pk, leaseToken, response, ttlSeconds, writes));
+  complete(completion: Completion): Promise<void> {
+    return this.counted(() => this.inner.complete(completion));
   }
 
   markUnknown(pk: string, leaseToken: string): Promise<void> {

@@ -36,6 +36,19 @@ export type LegacyDecision =
  */
 export type LegacyLookup = (legacyEvent: unknown, countCall: () => void) => Promise<LegacyDecision>;
 
+/** What an attempt's handler produced, as the entry point wants it kept. */
+export interface HandlerOutcome {
+  /** False for an error outcome that must not be replayed (5xx, 408, 429): the record is released. */
+  readonly store: boolean;
+  /** The outcome in the form that is stored and replayed. */
+  readonly response: unknown;
+  /**
+   * What the first caller gets when this attempt ran (an HTTP response as the handler shaped it).
+   * @default `response`
+   */
+  readonly answer?: unknown;
+}
+
 /** Options every guarded entry point accepts (HTTP middleware, function wrapper, SQS consumer). */
 export interface GuardOptions extends TelemetryOptions {
   /** Where records live: a `DynamoDBJournal` in Lambda, a `MemoryJournal` in unit tests. */
@@ -127,6 +140,12 @@ export interface EngineSettings {
    * @default the response as it is
    */
   readonly storedFormOf: (response: unknown) => unknown;
+  /**
+   * What of a handler's result is stored, and whether it is stored at all (HTTP: not a 5xx, 408
+   * or 429). May throw `ResponseNotSerializableError`: the record then completes without it.
+   * @default the result as it is, always stored
+   */
+  readonly outcomeOf: (result: unknown) => HandlerOutcome;
   /**
    * Checks a stored outcome before the entry point answers with it (HTTP: a response with a
    * status code), so a record that does not hold one is refused, not replayed.
@@ -254,6 +273,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     tracer,
     clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),
     storedFormOf: (response) => response,
+    outcomeOf: (result) => ({ store: true, response: result }),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
 }

@@ -1,12 +1,5 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
-export {
-  Attempt,
-  type Admission,
-  type AttemptRequest,
-  type HandlerOutcome,
-  type LambdaContextLike,
-  type RunResult,
-} from './attempt.js';
+export { Attempt, type Admission, type AttemptRequest, type LambdaContextLike, type RunResult } from './attempt.js';
 export {
   CanonicalText,
   canonicalJson,
@@ -20,6 +13,7 @@ export {
   resolveGuardOptions,
   type EngineSettings,
   type GuardOptions,
+  type HandlerOutcome,
   type LegacyDecision,
   type LegacyLookup,
   type RecoveryDecision,

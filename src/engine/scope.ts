@@ -3,6 +3,7 @@ import {
   InvalidOptionsError,
   MultiRegionUnsupportedError,
   sha256Hex,
+  StagedOnlyError,
   StagedWriteError,
 } from '../core/index.js';
 import {
@@ -59,8 +60,13 @@ export interface IdempotencyScope {
 export interface AttemptScopeInit {
   /** The journal as this attempt sees it (its calls counted and traced). */
   readonly journal: Journal;
-  /** The record this attempt holds the lease of. */
+  /**
+   * The record this attempt holds the lease of; under `effects: 'staged-only'`, the record its
+   * commit will write (no lease is held, so the lease operations are refused).
+   */
   readonly record: JournalRecord;
+  /** False under `effects: 'staged-only'`: nothing is written before the commit. */
+  readonly leased: boolean;
   readonly key: string;
   readonly scope: string;
   readonly recovering: boolean;
@@ -69,7 +75,11 @@ export interface AttemptScopeInit {
   readonly clock: () => number;
 }
 
-/** The scope of one attempt holding a lease; it queues writes until the completion. */
+/**
+ * The scope of one attempt; it queues writes until the completion. An attempt holding a lease
+ * writes to its record as it goes (effect marker, evidence, heartbeat, held claims); a
+ * staged-only attempt holds none, and those calls are refused with `StagedOnlyError`.
+ */
 export class AttemptScope implements IdempotencyScope {
   readonly staged: TransactItem[] = [];
   readonly uniqueClaims: UniqueClaim[] = [];
@@ -80,6 +90,7 @@ export class AttemptScope implements IdempotencyScope {
   readonly key: string;
   readonly scope: string;
   readonly recovering: boolean;
+  readonly leased: boolean;
   private record: JournalRecord;
   private readonly journal: Journal;
   private readonly leaseMs: () => number;
@@ -91,6 +102,7 @@ export class AttemptScope implements IdempotencyScope {
     this.key = init.key;
     this.scope = init.scope;
     this.recovering = init.recovering;
+    this.leased = init.leased;
     this.leaseMs = init.leaseMs;
     this.clock = init.clock;
     this.evidence = { ...init.record.evidence };
@@ -118,11 +130,13 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   async beginEffect(name = 'effect'): Promise<void> {
+    this.requireLease('beginEffect');
     await this.journal.beginEffect(this.pk, this.leaseToken, name);
     this.effectStarted = true;
   }
 
   async recordEvidence(refs: Evidence): Promise<void> {
+    this.requireLease('recordEvidence');
     await this.journal.recordEvidence(this.pk, this.leaseToken, refs);
     this.evidence = { ...this.evidence, ...refs };
   }
@@ -169,6 +183,8 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   async holdUnique(name: string, value: string): Promise<void> {
+    // No lease to own the claim: claimUnique commits it with the writes in the one transaction.
+    this.requireLease('holdUnique');
     assertClaim('holdUnique', name, value);
     if (this.heldClaims.some((claim) => claim.name === name && claim.value === value)) return;
     this.ensureRoom(1);
@@ -177,6 +193,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   async heartbeat(): Promise<void> {
+    this.requireLease('heartbeat');
     const leaseUntilEpochMs = await this.journal.heartbeat(this.pk, this.leaseToken, this.leaseMs());
     this.record = { ...this.record, leaseUntilEpochMs };
   }
@@ -198,6 +215,10 @@ export class AttemptScope implements IdempotencyScope {
    */
   private stableId(kind: string, label: string): string {
     return sha256Hex(JSON.stringify([this.scope, this.key, this.record.createdAtEpochMs, kind, label])).slice(0, 32);
+  }
+
+  private requireLease(operation: 'beginEffect' | 'recordEvidence' | 'heartbeat' | 'holdUnique'): void {
+    if (!this.leased) throw new StagedOnlyError(operation);
   }
 
   private ensureRoom(count: number): void {

@@ -7,13 +7,17 @@ import {
   type LambdaContextLike,
 } from '../engine/index.js';
 import { storedJsonForm } from '../journal/index.js';
+import { constructGivenName } from '../core/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
 /** Options of {@link makeIdempotent}. */
 export interface MakeIdempotentOptions<TInput> extends GuardOptions {
-  /** Operation part of the scope, for example `'reserveStock'`. */
-  readonly operation: string;
+  /**
+   * Operation part of the scope, for example `'reserveStock'`.
+   * @default `IDEMKIT_OPERATION` (`IdemkitFunction`'s `operationName`); one of the two is required
+   */
+  readonly operation?: string;
   /** The idempotency key of an input. A missing key throws `KeyMissingError`. */
   readonly key: (input: TInput) => string | undefined;
   /**
@@ -66,14 +70,21 @@ export function makeIdempotent<TInput, TResult, TContext extends object = Lambda
 ): (input: TInput, context?: TContext) => Promise<TResult> {
   if (typeof fn !== 'function') throw new InvalidOptionsError(`${FACTORY}: the first argument must be a function`);
   const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
-  const operation = required(FACTORY, 'operation', readString(FACTORY, 'operation', options.operation, undefined));
+  const givenName = constructGivenName('operation');
+  const operation = required(FACTORY, 'operation', readString(FACTORY, 'operation', options.operation, givenName));
   const keyOf = required(FACTORY, 'key', readFunction(FACTORY, 'key', options.key, undefined));
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => NO_TENANT);
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
   // A result a `recover` hook or the previous library hands back is returned in its stored form too.
   const engine = new IdempotencyEngine(
-    { ...settings, legacyLookup, storedFormOf: storedJsonForm },
+    {
+      ...settings,
+      legacyLookup,
+      storedFormOf: storedJsonForm,
+      // The first caller gets what a replay gets, so code that works once also works on the retry path.
+      outcomeOf: (result) => ({ store: true, response: storedJsonForm(result) }),
+    },
     new Telemetry(MetricDimension.operation, options),
   );
 
@@ -98,9 +109,8 @@ export function makeIdempotent<TInput, TResult, TContext extends object = Lambda
       },
       context as LambdaContextLike,
       // The handler gets its own context back (a durable context keeps its steps), with the attempt's scope bound.
-      { invoke: (scoped) => fn(input, scoped as TContext), outcomeOf: (response) => ({ store: true, response }) },
+      { invoke: (scoped) => fn(input, scoped as TContext) },
     );
-    // The first caller gets what a replay gets, so code that works once also works on the retry path.
-    return (result.kind === 'ran' ? storedJsonForm(result.response) : result.response) as TResult;
+    return (result as { response: unknown }).response as TResult;
   };
 }

@@ -1,11 +1,11 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import {
+  constructGivenName,
   IdempotencyError,
   InvalidOptionsError,
   readFunction,
   readBoolean,
   readString,
-  ResponseNotSerializableError,
   NO_TENANT,
   scopePart,
 } from '../core/index.js';
@@ -15,6 +15,7 @@ import {
   resolveGuardOptions,
   type Attempt,
   type GuardOptions,
+  type RunResult,
 } from '../engine/index.js';
 import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
@@ -38,7 +39,7 @@ import { defaultRequestFingerprint } from './request-fingerprint.js';
 export interface HttpIdempotencyOptions extends GuardOptions {
   /**
    * Operation part of the scope.
-   * @default `${method} ${route}` from the event (the route template where the event has one)
+   * @default `IDEMKIT_OPERATION` (`IdemkitFunction`'s `operationName`), else `${method} ${route}` from the event
    */
   readonly operation?: string | ((event: any) => string);
   /**
@@ -124,6 +125,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, undefined);
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined);
+  const operationOption = options.operation ?? constructGivenName('operation');
   if (options.operation !== undefined && typeof options.operation !== 'function')
     readString(FACTORY, 'operation', options.operation, undefined);
   if (
@@ -149,25 +151,41 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
   const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
   const engine = new IdempotencyEngine(
-    { ...settings, storedFormOf, legacyLookup, assertReplayable: assertHttpResponse },
+    {
+      ...settings,
+      storedFormOf,
+      legacyLookup,
+      assertReplayable: assertHttpResponse,
+      // 5xx, 408 and 429 are not stored: a retry runs again. The first caller gets the response as the handler shaped it.
+      outcomeOf: (result) => {
+        const response = normalizeResponse(result);
+        const store = isStorableStatus(response.statusCode);
+        return { store, response: store ? storedForm(response, replayHeaders) : undefined, answer: response };
+      },
+    },
     new Telemetry(MetricDimension.operation, options),
   );
   const answers = new ProblemAnswers(FACTORY, options.statusCodes, typePrefix, settings.retryAfterSeconds);
 
-  /** The guard's answer for an error it owns; any other error is thrown on. */
-  function answer(error: unknown, flavor: EventFlavor): HttpResponse {
-    const problem = answers.answerFor(error, flavor);
-    if (!problem) throw error;
-    return problem;
+  /** The HTTP answer of a concluded attempt; undefined when the handler's own error travels on. */
+  function answerOf(result: RunResult, flavor: EventFlavor): HttpResponse | undefined {
+    if (result.kind === 'superseded') return replayResponse(result.response as HttpResponse);
+    if (result.kind === 'failed') return answeredScopeError(result.error, flavor);
+    return result.response as HttpResponse;
   }
 
-  function finish(attempt: Attempt, response: HttpResponse): HttpResponse {
-    const location = response.headers?.location ?? response.headers?.Location;
-    attempt.finish({
-      responseCode: response.statusCode,
-      resourceId: location === undefined ? undefined : String(location),
-    });
-    return response;
+  /**
+   * A guard error the handler let through from its scope (a claim taken, a staged write refused, the journal down) is
+   * answered like the guard's own; any other error of the handler's, a nested guard's included, travels on.
+   */
+  function answeredScopeError(error: unknown, flavor: EventFlavor): HttpResponse | undefined {
+    const raisedByScope = error instanceof IdempotencyError && SCOPE_ERROR_CODES.has(error.code);
+    return raisedByScope ? answers.answerFor(error, flavor) : undefined;
+  }
+
+  function finish(attempt: Attempt, response: HttpResponse | undefined, responseCode = response?.statusCode): void {
+    const location = response?.headers?.location ?? response?.headers?.Location;
+    attempt.finish({ responseCode, resourceId: location === undefined ? undefined : String(location) });
   }
 
   /** The operation and tenant of a request, or why they cannot be read (answered once the key passed its checks). */
@@ -176,7 +194,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     event: unknown,
   ): { operation: string; tenant?: string; scopeError?: unknown } {
     try {
-      const named = typeof options.operation === 'function' ? options.operation(event) : options.operation;
+      const named = typeof operationOption === 'function' ? operationOption(event) : operationOption;
       const operation = scopePart(named ?? view.route, "the 'operation' option") ?? view.route;
       const tenant = tenantOf ? (scopePart(tenantOf(event), "the 'tenant' option") ?? NO_TENANT) : defaultTenant(view);
       return { operation, tenant };
@@ -197,7 +215,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const reading = view ? readKeyHeader(view.headers, headerName, view.multiValueHeaders) : undefined;
     if (view && reading?.kind === 'missing' && !(required ?? (view.method === 'POST' || view.method === 'PATCH')))
       return undefined;
-    const attempt = await engine.begin(
+    const attempt = await engine.admit(
       {
         kind: 'request',
         tenant,
@@ -219,36 +237,37 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     );
     const flavor = view?.flavor ?? 'v2';
     const admission = attempt.admission;
-    if (admission.kind === 'refused') return finish(attempt, answer(admission.error, flavor));
-    if (admission.kind === 'replay') return finish(attempt, replayResponse(admission.response as HttpResponse));
-    (request.internal as Record<string, unknown>)[STATE] = { flavor, attempt } satisfies AttemptState;
-    return undefined;
+    let answer: HttpResponse | undefined;
+    if (admission.kind === 'refused') {
+      answer = answers.answerFor(admission.error, flavor);
+      if (!answer) {
+        finish(attempt, undefined, 500);
+        throw admission.error;
+      }
+    } else if (admission.kind === 'replay') {
+      answer = replayResponse(admission.response as HttpResponse);
+    } else {
+      (request.internal as Record<string, unknown>)[STATE] = { flavor, attempt } satisfies AttemptState;
+      return undefined;
+    }
+    finish(attempt, answer);
+    return answer;
   };
 
   const idempotencyAfter = async (request: Request): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
-    let response: HttpResponse | undefined;
     try {
-      response = normalizeResponse(request.response);
-      const store = isStorableStatus(response.statusCode);
-      const result = await attempt.complete({
-        store,
-        response: store ? storedForm(response, replayHeaders) : undefined,
-      });
-      request.response = result.kind === 'superseded' ? replayResponse(result.response as HttpResponse) : response;
+      request.response = answerOf(
+        await engine.conclude(attempt, { kind: 'returned', result: request.response }),
+        flavor,
+      );
     } catch (error) {
-      if (response === undefined && error instanceof ResponseNotSerializableError) {
-        // The handler ran: its record completes without the result (the journal refuses it the same way), never to run
-        // again.
-        await attempt.complete({ store: true, response: request.response }).catch(() => undefined);
-      }
       const problem = answers.answerFor(error, flavor);
       if (!problem) {
-        // Not the guard's to answer (a staged write refused on its own table): it travels on like the handler's own
-        // error.
-        attempt.finish({ responseCode: 500 });
+        // Not the guard's to answer: it travels on like the handler's own error.
+        finish(attempt, undefined, 500);
         throw error;
       }
       request.response = problem;
@@ -260,26 +279,19 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
-    if (attempt.endsBeforeSettling(request.error)) {
-      // The handler may still be running: its record stays held under its lease, and Middy's error travels on. This
-      // comes before any response another middleware set, which must not let the key go either.
-      attempt.interrupt(request.error);
-      attempt.finish({ responseCode: (request.response as HttpResponse | undefined)?.statusCode });
-      return;
-    }
+    // A response another middleware already set stays as it is.
+    const answered = request.response !== undefined;
+    let interrupted = false;
     try {
-      if (request.response !== undefined) {
-        // Another middleware already turned the error into a response: it stays as it is.
-        await attempt.abandon();
-      } else {
-        // A lost lease answers with the outcome of the attempt that took over.
-        request.response = replayResponse((await attempt.fail(request.error)).response as HttpResponse);
-      }
+      const result = await engine.conclude(attempt, { kind: 'threw', error: request.error, answered });
+      interrupted = result.kind === 'failed' && result.interrupted;
+      if (!answered) request.response = answerOf(result, flavor);
     } catch (error) {
-      const raisedByScope = error instanceof IdempotencyError && SCOPE_ERROR_CODES.has(error.code);
-      if (error !== request.error || raisedByScope) request.response = answers.answerFor(error, flavor);
+      request.response = answers.answerFor(error, flavor) ?? request.response;
     }
-    attempt.finish({ responseCode: (request.response as HttpResponse | undefined)?.statusCode ?? 500 });
+    const response = request.response as HttpResponse | undefined;
+    // An interrupted invocation has no answer of its own: Middy's error travels on to Lambda.
+    finish(attempt, response, response?.statusCode ?? (interrupted ? undefined : 500));
   };
 
   return { before: idempotencyBefore, after: idempotencyAfter, onError: idempotencyOnError };

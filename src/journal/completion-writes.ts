@@ -134,12 +134,12 @@ export function completionUpdate(
   const names: Record<string, string> = { '#status': RecordAttribute.status };
   const values: Record<string, unknown> = {
     ':completed': RecordStatus.completed,
-    ':now': nowEpochMs,
+    ':nowMs': nowEpochMs,
     ':expiresAt': expiryFromNow(nowEpochMs, ttlSeconds),
   };
   const sets = [
     '#status = :completed',
-    `${RecordAttribute.updatedAt} = :now`,
+    `${RecordAttribute.updatedAt} = :nowMs`,
     `${RecordAttribute.expiresAt} = :expiresAt`,
   ];
   // `response` is a DynamoDB reserved word: every response attribute goes through a name placeholder.

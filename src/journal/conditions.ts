@@ -1,4 +1,4 @@
-import { RecordStatus } from './schema.js';
+import { ClaimAttribute, RecordAttribute, RecordStatus } from './schema.js';
 
 /**
  * Every condition expression the DynamoDB journal puts on its writes, by name.
@@ -7,8 +7,12 @@ import { RecordStatus } from './schema.js';
  * (`model/journal.pml`, checked by `npm run verify:model`) carries one guard per name;
  * `model/guards.json` ties each name to its expression and its model guard, and a test fails
  * when an expression here changes without both being updated. Placeholders: `#pk`, `#status`
- * name attributes; `:now`/`:nowMs` are epoch ms, `:nowSeconds` epoch seconds; `:mine` and
- * `:old` are lease tokens.
+ * name attributes; `:nowMs` is epoch ms, `:nowSeconds` epoch seconds; `:mine`, `:old` and `:token`
+ * are lease tokens, `:owner` a record's key.
+ *
+ * {@link JournalGuard} states each condition again as a TypeScript predicate, by the same name:
+ * `MemoryJournal` applies them, the multi-Region journal decides a write spent on conflicts with
+ * them, and a test evaluates every predicate against its model guard over every state the model has.
  *
  * @example
  * await calls.delete('release', { pk }, { ConditionExpression: JournalCondition.leaseHeldNotCompleted, ... });
@@ -16,7 +20,7 @@ import { RecordStatus } from './schema.js';
 export const JournalCondition = Object.freeze({
   /**
    * The key is free to claim: absent, or past `expiresAt` and completed or in progress under an
-   * ended lease (mirrors `isClaimable`). A status the guard does not know is never claimed: it
+   * ended lease. A status the guard does not know is never claimed: it
    * may stand for an effect that happened. Reservation.
    */
   claimable:
@@ -31,15 +35,15 @@ export const JournalCondition = Object.freeze({
    * Takeover: the token read still holds the record, and it is in progress under an ended lease, or `UNKNOWN`; never a
    * record in a state the guard does not know.
    */
-  takeOver: 'leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :now) OR #status = :unknown)',
+  takeOver: 'leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :nowMs) OR #status = :unknown)',
   /** Marking an abandoned record `UNKNOWN`: the token read still holds it, in progress, with its lease ended. */
-  abandonedLease: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now',
+  abandonedLease: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :nowMs',
   /** Heartbeat, beginEffect, recordEvidence, markUnknown: the caller still holds the lease. */
   leaseHeld: 'leaseToken = :mine',
   /** Completion and release: the caller still holds the lease and the record is not completed. */
   leaseHeldNotCompleted: 'leaseToken = :mine AND #status <> :completed',
   /** An operator's resolution: `UNKNOWN`, or in progress with its lease ended. */
-  resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :now)',
+  resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs)',
   /**
    * The sweeper of a multi-Region journal (MRSC tables have no TTL): the item is still past its
    * `expiresAt`, not `UNKNOWN`, and under no live lease (what `claimable` would claim over).
@@ -62,7 +66,7 @@ export const JournalCondition = Object.freeze({
    * Fencing the record of a stale hold before its claim is taken over: the token read still holds it, in progress
    * under an ended lease, with no effect begun (its holder's later writes then all fail).
    */
-  holdAbandoned: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :now AND effectStarted = :false',
+  holdAbandoned: 'leaseToken = :old AND #status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false',
 } as const);
 
 /** The name of one of the journal's condition expressions. */
@@ -81,5 +85,122 @@ export function claimParameters(nowEpochMs: number) {
       ':inProgress': RecordStatus.inProgress,
       ':completed': RecordStatus.completed,
     } as Record<string, unknown>,
+  };
+}
+
+/**
+ * What a condition reads of an item, in the journal's units: a record's attributes, or a
+ * uniqueness claim's. A `JournalRecord` is one; {@link guardedItemOf} reads a DynamoDB item.
+ */
+export interface GuardedItem {
+  readonly status?: string;
+  readonly leaseToken?: string;
+  readonly leaseUntilEpochMs?: number;
+  readonly expiresAtEpochSeconds?: number;
+  readonly effectStarted?: boolean;
+  readonly claimedBy?: string;
+  readonly holdToken?: string;
+}
+
+/** The values a condition compares an item with: the clock, and the token or owner it names. */
+export interface GuardValues {
+  /** `:nowMs` (and `:nowSeconds`, its whole seconds). */
+  readonly nowEpochMs: number;
+  /** The lease token the condition names: `:mine`, `:old` or `:token`. */
+  readonly token?: string;
+  /** The record a claim is held for: `:owner`. */
+  readonly owner?: string;
+}
+
+/** One condition as a predicate: `item` is undefined when the key holds no item. */
+export type Guard = (item: GuardedItem | undefined, values: GuardValues) => boolean;
+
+// DynamoDB compares a missing attribute as false: a record without `expiresAt` is never past it.
+const pastExpiry = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
+  item.expiresAtEpochSeconds !== undefined && item.expiresAtEpochSeconds <= Math.floor(nowEpochMs / 1000);
+const leaseEnded = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
+  item.leaseUntilEpochMs !== undefined && item.leaseUntilEpochMs < nowEpochMs;
+const leaseLive = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
+  item.leaseUntilEpochMs !== undefined && item.leaseUntilEpochMs >= nowEpochMs;
+const inProgress = (item: GuardedItem) => item.status === RecordStatus.inProgress;
+const tokenIs = (item: GuardedItem, { token }: GuardValues) => token !== undefined && item.leaseToken === token;
+const claimable: Guard = (item, values) =>
+  !item ||
+  (pastExpiry(item, values) &&
+    (item.status === RecordStatus.completed || (inProgress(item) && leaseEnded(item, values))));
+
+/**
+ * Every condition of {@link JournalCondition} as a predicate, by the same name, saying what
+ * DynamoDB would answer for the expression on `item` with `values`.
+ *
+ * @example
+ * if (!JournalGuard.claimable(record, { nowEpochMs: Date.now() })) return { reserved: false, record };
+ */
+export const JournalGuard: { readonly [N in JournalConditionName]: Guard } = Object.freeze({
+  claimable,
+  stagedCommitClaimable: (item, values) =>
+    claimable(item, values) ||
+    (item !== undefined && inProgress(item) && leaseEnded(item, values) && item.effectStarted === false),
+  takeOver: (item, values) =>
+    item !== undefined &&
+    tokenIs(item, values) &&
+    ((inProgress(item) && leaseEnded(item, values)) || item.status === RecordStatus.unknown),
+  abandonedLease: (item, values) =>
+    item !== undefined && tokenIs(item, values) && inProgress(item) && leaseEnded(item, values),
+  leaseHeld: (item, values) => item !== undefined && tokenIs(item, values),
+  leaseHeldNotCompleted: (item, values) =>
+    item !== undefined && tokenIs(item, values) && item.status !== RecordStatus.completed,
+  resolvable: (item, values) =>
+    item !== undefined && (item.status === RecordStatus.unknown || (inProgress(item) && leaseEnded(item, values))),
+  sweepable: (item, values) =>
+    item !== undefined &&
+    pastExpiry(item, values) &&
+    item.status !== RecordStatus.unknown &&
+    !(inProgress(item) && leaseLive(item, values)),
+  itemAbsent: (item) => item === undefined,
+  uniqueHoldable: (item, { owner }) =>
+    item === undefined || (owner !== undefined && item.claimedBy === owner && item.holdToken !== undefined),
+  uniqueHeldBy: (item, { token }) => item !== undefined && token !== undefined && item.holdToken === token,
+  holdAbandoned: (item, values) =>
+    item !== undefined &&
+    tokenIs(item, values) &&
+    inProgress(item) &&
+    leaseEnded(item, values) &&
+    item.effectStarted === false,
+});
+
+/** The name of the condition `expression` is, if it is one of the journal's. */
+export function conditionNamed(expression: string): JournalConditionName | undefined {
+  return (Object.keys(JournalCondition) as JournalConditionName[]).find(
+    (name) => JournalCondition[name] === expression,
+  );
+}
+
+/** What the guards read of a DynamoDB item (plain values, as a DocumentClient returns them). */
+export function guardedItemOf(item: Readonly<Record<string, unknown>> | undefined): GuardedItem | undefined {
+  if (!item) return undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const number = (value: unknown) => (value === undefined || value === null ? undefined : Number(value));
+  return {
+    status: text(item[RecordAttribute.status]),
+    leaseToken: text(item[RecordAttribute.leaseToken]),
+    leaseUntilEpochMs: number(item[RecordAttribute.leaseUntil]),
+    expiresAtEpochSeconds: number(item[RecordAttribute.expiresAt]),
+    effectStarted:
+      typeof item[RecordAttribute.effectStarted] === 'boolean'
+        ? (item[RecordAttribute.effectStarted] as boolean)
+        : undefined,
+    claimedBy: text(item[ClaimAttribute.claimedBy]),
+    holdToken: text(item[ClaimAttribute.holdToken]),
+  };
+}
+
+/** The guard values of a DynamoDB request's expression attribute values. */
+export function guardValuesOf(values: Readonly<Record<string, unknown>>): GuardValues {
+  const token = values[':mine'] ?? values[':old'] ?? values[':token'];
+  return {
+    nowEpochMs: Number(values[':nowMs'] ?? Number(values[':nowSeconds'] ?? 0) * 1000),
+    token: typeof token === 'string' ? token : undefined,
+    owner: typeof values[':owner'] === 'string' ? values[':owner'] : undefined,
   };
 }

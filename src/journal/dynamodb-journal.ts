@@ -13,12 +13,12 @@ import {
   readOneOf,
 } from '../core/index.js';
 import { completionTransaction, completionUpdate, transactionToken } from './completion-writes.js';
-import { claimParameters, JournalCondition } from './conditions.js';
+import { claimParameters, JournalCondition, JournalGuard } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
 import type {
-  CompletionWrites,
+  Completion,
   Evidence,
   Journal,
   JournalRecord,
@@ -27,13 +27,15 @@ import type {
   Resolution,
   StagedCommit,
   StagedCommitResult,
+  TakeOverRequest,
   TransactItem,
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
+import { journalMigrationFor, type JournalMigration, type JournalMigrationOptions } from './journal-migration.js';
 import { ReplicatedItemCalls } from './replicated-writes.js';
 import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
-import { expiryFromNow, isClaimable, newLeaseToken } from './record-lifetime.js';
+import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
 import { holdUniqueOnDynamoDB, letGoUniqueOnDynamoDB, makeHoldsPermanentOnDynamoDB } from './unique-holds.js';
@@ -72,6 +74,21 @@ export interface DynamoDBJournalOptions {
    */
   readonly multiRegion?: 'strong';
   /**
+   * The single-Region journal this multi-Region one replaces, while its records live: a key this
+   * journal has not settled is settled in that table first (one conditional write per new key), so
+   * a request the old journal completed replays, one it is running answers 409, and code still on
+   * the old journal during the deploy cannot run a key this one holds. Only with
+   * `multiRegion: 'strong'`. See docs/multi-region.md ("Migrating from a single-Region journal").
+   * @default undefined (no migration)
+   * @example
+   * new DynamoDBJournal({
+   *   tableName: 'payments-journal-global',
+   *   multiRegion: 'strong',
+   *   migrateFrom: { tableName: 'payments-journal', until: new Date('2027-01-15T00:00:00Z') },
+   * })
+   */
+  readonly migrateFrom?: JournalMigrationOptions;
+  /**
    * How a reservation meets a key that may already be there.
    * - `'put-first'`: one conditional `PutItem` that returns the existing item on conflict. A new
    *   key costs one write; a retry costs a refused write, which DynamoDB bills like a write of the
@@ -108,10 +125,11 @@ export class DynamoDBJournal implements Journal {
   private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
   private readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  private readonly migration?: JournalMigration;
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
-    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion', 'reservation']);
+    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion', 'migrateFrom', 'reservation']);
     const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
     if (tableName === undefined) {
       throw new InvalidOptionsError(
@@ -129,6 +147,15 @@ export class DynamoDBJournal implements Journal {
       ? new ReplicatedItemCalls(this.client, this.tableName)
       : new ItemCalls(this.client, this.tableName);
     this.chunks = new ResponseChunks(this.calls);
+    this.migration = journalMigrationFor(OWNER, options.migrateFrom, {
+      multiRegion: this.multiRegion,
+      to: this.calls,
+      toTableName: this.tableName,
+      toClient: this.client,
+      clock: this.clock,
+      attach: (item, record) => this.chunks.attach(item, record),
+      release: (pk, leaseToken) => this.release(pk, leaseToken),
+    });
   }
 
   traceWith(tracer: { captureAWSv3Client<T>(client: T): T }): void {
@@ -138,6 +165,12 @@ export class DynamoDBJournal implements Journal {
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const reserved = await this.reserveHere(request);
+    if (!reserved.reserved || !this.migration?.isOpen()) return reserved;
+    return this.migration.afterReservation(request, reserved);
+  }
+
+  private async reserveHere(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
     if (this.reservation === 'read-first') {
       const found = await this.readBeforeReserving(request, now);
@@ -176,7 +209,7 @@ export class DynamoDBJournal implements Journal {
     }
     if (!existing) return undefined;
     const record = recordFromItem(existing);
-    return isClaimable(record, nowEpochMs) ? undefined : this.refused(request, existing, record);
+    return JournalGuard.claimable(record, { nowEpochMs }) ? undefined : this.refused(request, existing, record);
   }
 
   /** A reservation that met a record holding the key: a replayable outcome comes with its chunks. */
@@ -185,12 +218,8 @@ export class DynamoDBJournal implements Journal {
     return { reserved: false, record: replayable ? await this.chunks.attach(existing, record) : record };
   }
 
-  async takeOver(
-    pk: string,
-    expectedToken: string,
-    leaseMs: number,
-    durableExecutionArn?: string,
-  ): Promise<JournalRecord> {
+  async takeOver({ pk, expectedToken, leaseMs, durableExecutionArn }: TakeOverRequest): Promise<JournalRecord> {
+    if (this.migration?.isOpen()) await this.migration.beforeTakeover(pk, expectedToken);
     const now = this.clock();
     const token = newLeaseToken();
     // The owner changes with the lease: the previous execution's replays must not continue under the new token.
@@ -203,7 +232,7 @@ export class DynamoDBJournal implements Journal {
       const out = await this.fencedUpdate('takeOver', {
         Key: { pk },
         UpdateExpression:
-          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :now, #status = :inProgress' +
+          'SET leaseToken = :new, leaseUntil = :until, attempt = attempt + :one, updatedAt = :nowMs, #status = :inProgress' +
           owner.expression,
         ConditionExpression: JournalCondition.takeOver,
         ExpressionAttributeNames: STATUS_NAME,
@@ -213,7 +242,7 @@ export class DynamoDBJournal implements Journal {
           ':old': expectedToken,
           ':until': now + leaseMs,
           ':one': 1,
-          ':now': now,
+          ':nowMs': now,
           ':unknown': RecordStatus.unknown,
           ':inProgress': RecordStatus.inProgress,
         },
@@ -230,9 +259,9 @@ export class DynamoDBJournal implements Journal {
   async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
     const now = this.clock();
     const leaseUntil = now + leaseMs;
-    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :now', {
+    await this.fenced('heartbeat', pk, leaseToken, 'SET leaseUntil = :until, updatedAt = :nowMs', {
       ':until': leaseUntil,
-      ':now': now,
+      ':nowMs': now,
     });
     return leaseUntil;
   }
@@ -243,11 +272,11 @@ export class DynamoDBJournal implements Journal {
       'beginEffect',
       pk,
       leaseToken,
-      'SET effectStarted = :true, effectName = :name, updatedAt = :now REMOVE expiresAt',
+      'SET effectStarted = :true, effectName = :name, updatedAt = :nowMs REMOVE expiresAt',
       {
         ':true': true,
         ':name': effectName,
-        ':now': this.clock(),
+        ':nowMs': this.clock(),
       },
     );
   }
@@ -256,24 +285,19 @@ export class DynamoDBJournal implements Journal {
     const entries = Object.entries(evidence);
     if (entries.length === 0) return;
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':now': this.clock() };
+    const values: Record<string, unknown> = { ':nowMs': this.clock() };
     const sets = entries.map(([name, value], i) => {
       names[`#e${i}`] = name;
       values[`:e${i}`] = value;
       return `evidence.#e${i} = :e${i}`;
     });
-    await this.fenced('recordEvidence', pk, leaseToken, `SET ${sets.join(', ')}, updatedAt = :now`, values, names);
+    await this.fenced('recordEvidence', pk, leaseToken, `SET ${sets.join(', ')}, updatedAt = :nowMs`, values, names);
   }
 
-  async complete(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes?: CompletionWrites,
-  ): Promise<void> {
+  async complete(request: Completion): Promise<void> {
+    const { pk, leaseToken, response, ttlSeconds, writes } = request;
     const now = this.clock();
-    if (this.multiRegion) return this.completeSingleItem(pk, leaseToken, response, ttlSeconds, writes);
+    if (this.multiRegion) return this.completeSingleItem(request);
     const encoded = encodeResponse(response);
     await this.chunks.write(pk, leaseToken, encoded, expiryFromNow(now, ttlSeconds));
     const completion = completionUpdate(pk, encoded, now, ttlSeconds, { kind: 'lease', leaseToken });
@@ -307,13 +331,7 @@ export class DynamoDBJournal implements Journal {
   }
 
   /** A multi-Region completion: chunks first (rule 6), then one fenced `UpdateItem` with the outcome and the events. */
-  private async completeSingleItem(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes: CompletionWrites | undefined,
-  ): Promise<void> {
+  private async completeSingleItem({ pk, leaseToken, response, ttlSeconds, writes }: Completion): Promise<void> {
     const now = this.clock();
     const completion = singleItemLayout(encodeResponse(response), writes);
     await this.chunks.write(pk, leaseToken, completion.encoded, expiryFromNow(now, ttlSeconds));
@@ -330,10 +348,10 @@ export class DynamoDBJournal implements Journal {
       'markUnknown',
       pk,
       leaseToken,
-      'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
+      'SET #status = :unknown, updatedAt = :nowMs REMOVE expiresAt',
       {
         ':unknown': RecordStatus.unknown,
-        ':now': this.clock(),
+        ':nowMs': this.clock(),
       },
       STATUS_NAME,
     );
@@ -343,14 +361,14 @@ export class DynamoDBJournal implements Journal {
     const now = this.clock();
     const out = await this.fencedUpdate('markAbandonedUnknown', {
       Key: { pk },
-      UpdateExpression: 'SET #status = :unknown, updatedAt = :now REMOVE expiresAt',
+      UpdateExpression: 'SET #status = :unknown, updatedAt = :nowMs REMOVE expiresAt',
       ConditionExpression: JournalCondition.abandonedLease,
       ExpressionAttributeNames: STATUS_NAME,
       ExpressionAttributeValues: {
         ':old': leaseToken,
         ':unknown': RecordStatus.unknown,
         ':inProgress': RecordStatus.inProgress,
-        ':now': now,
+        ':nowMs': now,
       },
       ReturnValues: 'ALL_NEW',
     });
@@ -385,7 +403,9 @@ export class DynamoDBJournal implements Journal {
   async get(pk: string): Promise<JournalRecord | undefined> {
     try {
       const item = await this.calls.get('get', { pk });
-      return item ? this.chunks.attach(item, recordFromItem(item)) : undefined;
+      if (item) return this.chunks.attach(item, recordFromItem(item));
+      // A key this journal has not settled yet may still be the old journal's (a wait policy polls it).
+      return this.migration?.isOpen() ? this.migration.previousRecord(pk) : undefined;
     } catch (error) {
       throw toJournalError(error, 'get');
     }
@@ -404,7 +424,7 @@ export class DynamoDBJournal implements Journal {
             ExpressionAttributeValues: {
               ':unknown': RecordStatus.unknown,
               ':inProgress': RecordStatus.inProgress,
-              ':now': now,
+              ':nowMs': now,
             },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },

@@ -1,5 +1,6 @@
 export * from './schema.js';
 export type {
+  Completion,
   CompletionWrites,
   Evidence,
   Journal,
@@ -10,25 +11,26 @@ export type {
   Resolution,
   StagedCommit,
   StagedCommitResult,
+  TakeOverRequest,
   TransactItem,
   UniqueClaim,
   UniqueHold,
 } from './journal.js';
 export { DynamoDBJournal, type DynamoDBJournalOptions } from './dynamodb-journal.js';
+export type { JournalMigrationOptions } from './journal-migration.js';
 export { MemoryJournal, MEMORY_JOURNAL_TABLE, type MemoryJournalOptions } from './memory-journal.js';
-export {
-  expiryFromNow,
-  isClaimable,
-  isClaimableByCommit,
-  isExpired,
-  needsRecovery,
-  newLeaseToken,
-} from './record-lifetime.js';
+export { expiryFromNow, isExpired, newLeaseToken } from './record-lifetime.js';
 export { isConditionFailure, journalOperationOf, type JournalOperation } from './item-calls.js';
 export { DispatchedMarker } from './dispatched-marker.js';
 export { assertStageable, TRANSACTION_MAX_ITEMS } from './staged-commit.js';
 export { recordFromItem } from './record-item.js';
-export { JournalCondition } from './conditions.js';
+export {
+  JournalCondition,
+  JournalGuard,
+  type GuardedItem,
+  type GuardValues,
+  type JournalConditionName,
+} from './conditions.js';
 export { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
 export { storedJsonForm } from './stored-response.js';
 export {

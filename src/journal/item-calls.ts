@@ -72,7 +72,8 @@ export type JournalOperation =
   | 'holdUnique'
   | 'fenceHolder'
   | 'letGoUnique'
-  | 'sweep';
+  | 'sweep'
+  | 'migrate';
 
 /**
  * The operation of each request the journal sends, by the request's input object: middleware

@@ -80,6 +80,28 @@ export interface ReserveRequest {
   readonly durableExecutionArn?: string;
 }
 
+/** Input of {@link Journal.takeOver}. */
+export interface TakeOverRequest {
+  readonly pk: string;
+  /** The lease token read with the record: the takeover lands only if it still holds it. */
+  readonly expectedToken: string;
+  readonly leaseMs: number;
+  /** The durable execution taking over, recorded as the owner (none when undefined: the previous owner is removed). */
+  readonly durableExecutionArn?: string;
+}
+
+/** Input of {@link Journal.complete}. */
+export interface Completion {
+  readonly pk: string;
+  /** The lease token of the completing attempt (the write is fenced on it). */
+  readonly leaseToken: string;
+  /** The stored form of the outcome. */
+  readonly response: unknown;
+  readonly ttlSeconds: number;
+  /** What the handler queued to commit with the outcome. */
+  readonly writes?: CompletionWrites;
+}
+
 /** Result of {@link Journal.reserve}: either this attempt owns a fresh record, or the existing one came back. */
 export type ReserveResult =
   | { readonly reserved: true; readonly record: JournalRecord; readonly replacedExpired: boolean }
@@ -142,7 +164,7 @@ export interface Journal {
    * Takes over an expired lease (or an `UNKNOWN` record) held under `expectedToken`; the record's
    * durable execution becomes `durableExecutionArn` (none when undefined), so only the new owner's replays continue.
    */
-  takeOver(pk: string, expectedToken: string, leaseMs: number, durableExecutionArn?: string): Promise<JournalRecord>;
+  takeOver(request: TakeOverRequest): Promise<JournalRecord>;
   /** Extends the lease; returns the new `leaseUntil` (epoch ms). */
   heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number>;
   /** Durably marks that an irreversible effect is about to start; the record stops expiring. */
@@ -150,13 +172,7 @@ export interface Journal {
   /** Merges downstream references into the record's evidence. */
   recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void>;
   /** Stores the outcome and commits the queued writes in one transaction. */
-  complete(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes?: CompletionWrites,
-  ): Promise<void>;
+  complete(completion: Completion): Promise<void>;
   /** Marks the record `UNKNOWN` (no expiry) while holding `leaseToken`. */
   markUnknown(pk: string, leaseToken: string): Promise<void>;
   /** Marks an abandoned record `UNKNOWN`: only if `leaseToken` still holds it and its lease expired. */

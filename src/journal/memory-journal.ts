@@ -9,6 +9,7 @@ import {
 } from '../core/index.js';
 import { outboxItem, uniqueItem } from './completion-writes.js';
 import type {
+  Completion,
   CompletionWrites,
   Evidence,
   Journal,
@@ -18,11 +19,13 @@ import type {
   Resolution,
   StagedCommit,
   StagedCommitResult,
+  TakeOverRequest,
   TransactItem,
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
-import { expiryFromNow, isClaimable, isClaimableByCommit, newLeaseToken } from './record-lifetime.js';
+import { JournalGuard, type GuardValues, type JournalConditionName } from './conditions.js';
+import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { ClaimAttribute, RecordStatus } from './schema.js';
 import { heldClaimItem } from './unique-holds.js';
 import { stagedCommitItems } from './staged-commit.js';
@@ -82,24 +85,15 @@ export class MemoryJournal implements Journal {
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const now = this.clock();
     const existing = this.records.get(request.pk);
-    if (existing && !isClaimable(existing, now)) return { reserved: false, record: copy(existing) };
+    if (!JournalGuard.claimable(existing, { nowEpochMs: now })) return { reserved: false, record: copy(existing!) };
     const record: MutableRecord = recordFromItem(reservationItem(request, now));
     this.records.set(request.pk, record);
     return { reserved: true, record: copy(record), replacedExpired: existing !== undefined };
   }
 
-  async takeOver(
-    pk: string,
-    expectedToken: string,
-    leaseMs: number,
-    durableExecutionArn?: string,
-  ): Promise<JournalRecord> {
+  async takeOver({ pk, expectedToken, leaseMs, durableExecutionArn }: TakeOverRequest): Promise<JournalRecord> {
     const now = this.clock();
-    const record = this.fenced(
-      pk,
-      expectedToken,
-      (r) => (r.status === RecordStatus.inProgress && r.leaseUntilEpochMs < now) || r.status === RecordStatus.unknown,
-    );
+    const record = this.fenced(pk, 'takeOver', { nowEpochMs: now, token: expectedToken });
     Object.assign(record, {
       status: RecordStatus.inProgress,
       leaseToken: newLeaseToken(),
@@ -113,13 +107,13 @@ export class MemoryJournal implements Journal {
 
   async heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
     const now = this.clock();
-    const record = this.fenced(pk, leaseToken);
+    const record = this.fenced(pk, 'leaseHeld', { nowEpochMs: now, token: leaseToken });
     Object.assign(record, { leaseUntilEpochMs: now + leaseMs, updatedAtEpochMs: now });
     return record.leaseUntilEpochMs;
   }
 
   async beginEffect(pk: string, leaseToken: string, effectName: string): Promise<void> {
-    const record = this.fenced(pk, leaseToken);
+    const record = this.fenced(pk, 'leaseHeld', { nowEpochMs: this.clock(), token: leaseToken });
     Object.assign(record, {
       effectStarted: true,
       effectName,
@@ -129,20 +123,14 @@ export class MemoryJournal implements Journal {
   }
 
   async recordEvidence(pk: string, leaseToken: string, evidence: Evidence): Promise<void> {
-    const record = this.fenced(pk, leaseToken);
+    const record = this.fenced(pk, 'leaseHeld', { nowEpochMs: this.clock(), token: leaseToken });
     Object.assign(record, { evidence: { ...record.evidence, ...evidence }, updatedAtEpochMs: this.clock() });
   }
 
-  async complete(
-    pk: string,
-    leaseToken: string,
-    response: unknown,
-    ttlSeconds: number,
-    writes?: CompletionWrites,
-  ): Promise<void> {
+  async complete({ pk, leaseToken, response, ttlSeconds, writes }: Completion): Promise<void> {
     const now = this.clock();
     const stored = storedCopy(response); // before anything lands: a response too large commits nothing
-    const record = this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
+    const record = this.fenced(pk, 'leaseHeldNotCompleted', { nowEpochMs: now, token: leaseToken });
     if (writes) this.commitWrites(pk, writes, now, leaseToken);
     Object.assign(record, {
       status: RecordStatus.completed,
@@ -153,7 +141,7 @@ export class MemoryJournal implements Journal {
   }
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
-    const record = this.fenced(pk, leaseToken);
+    const record = this.fenced(pk, 'leaseHeld', { nowEpochMs: this.clock(), token: leaseToken });
     Object.assign(record, {
       status: RecordStatus.unknown,
       expiresAtEpochSeconds: undefined,
@@ -163,17 +151,13 @@ export class MemoryJournal implements Journal {
 
   async markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
     const now = this.clock();
-    const record = this.fenced(
-      pk,
-      leaseToken,
-      (r) => r.status === RecordStatus.inProgress && r.leaseUntilEpochMs < now,
-    );
+    const record = this.fenced(pk, 'abandonedLease', { nowEpochMs: now, token: leaseToken });
     Object.assign(record, { status: RecordStatus.unknown, expiresAtEpochSeconds: undefined, updatedAtEpochMs: now });
     return copy(record);
   }
 
   async release(pk: string, leaseToken: string): Promise<void> {
-    this.fenced(pk, leaseToken, (r) => r.status !== RecordStatus.completed);
+    this.fenced(pk, 'leaseHeldNotCompleted', { nowEpochMs: this.clock(), token: leaseToken });
     this.records.delete(pk);
   }
 
@@ -182,10 +166,13 @@ export class MemoryJournal implements Journal {
     const item = heldClaimItem(hold, this.clock());
     const key = this.keyOf(MEMORY_JOURNAL_TABLE, item);
     const held = claims.get(key);
+    const now = this.clock();
     const holdToken = held?.[ClaimAttribute.holdToken];
-    const owner = held?.[ClaimAttribute.claimedBy] as string | undefined;
-    if (held && holdToken !== hold.leaseToken && !(owner === hold.ownerPk && typeof holdToken === 'string')) {
-      if (typeof holdToken !== 'string' || !this.holderGone(owner as string, holdToken))
+    // As the DynamoDB journal decides it (unique-holds.ts): our own hold, a hold of our record, or a stale holder fenced.
+    const ours = JournalGuard.uniqueHeldBy(held, { nowEpochMs: now, token: hold.leaseToken });
+    if (!ours && !JournalGuard.uniqueHoldable(held, { nowEpochMs: now, owner: hold.ownerPk })) {
+      const owner = held?.[ClaimAttribute.claimedBy] as string;
+      if (typeof holdToken !== 'string' || !this.fencedStaleHolder(owner, holdToken, now))
         throw new UniqueConflictError(hold.claim.name, hold.claim.value, { ...held });
     }
     claims.set(key, item);
@@ -194,17 +181,21 @@ export class MemoryJournal implements Journal {
   async letGoUnique(hold: UniqueHold): Promise<void> {
     const claims = this.table(MEMORY_JOURNAL_TABLE);
     const key = this.keyOf(MEMORY_JOURNAL_TABLE, heldClaimItem(hold, 0));
-    if (claims.get(key)?.[ClaimAttribute.holdToken] === hold.leaseToken) claims.delete(key);
+    if (JournalGuard.uniqueHeldBy(claims.get(key), { nowEpochMs: this.clock(), token: hold.leaseToken }))
+      claims.delete(key);
   }
 
-  /** As the DynamoDB journal decides it (unique-holds.ts): a stale holder's record is fenced by a fresh token. */
-  private holderGone(ownerPk: string, staleToken: string): boolean {
+  /**
+   * Whether the stale holder of a claim is out of the way: its record gone, or taken by another token since, with no
+   * effect begun; or fenced now with a fresh token (`holdAbandoned`), as the DynamoDB journal does (unique-holds.ts).
+   */
+  private fencedStaleHolder(ownerPk: string, staleToken: string, nowEpochMs: number): boolean {
     const owner = this.records.get(ownerPk);
     if (!owner) return true;
     if (owner.effectStarted || owner.status === RecordStatus.unknown) return false;
     if (owner.leaseToken !== staleToken) return true;
-    if (owner.status !== RecordStatus.inProgress || owner.leaseUntilEpochMs >= this.clock()) return false;
-    Object.assign(owner, { leaseToken: newLeaseToken(), updatedAtEpochMs: this.clock() });
+    if (!JournalGuard.holdAbandoned(owner, { nowEpochMs, token: staleToken })) return false;
+    Object.assign(owner, { leaseToken: newLeaseToken(), updatedAtEpochMs: nowEpochMs });
     return true;
   }
 
@@ -216,11 +207,8 @@ export class MemoryJournal implements Journal {
   async resolve(pk: string, resolution: Resolution): Promise<void> {
     const now = this.clock();
     const record = this.records.get(pk);
-    const resolvable =
-      record &&
-      (record.status === RecordStatus.unknown ||
-        (record.status === RecordStatus.inProgress && record.leaseUntilEpochMs < now));
-    if (!record || !resolvable) throw new NotResolvableError(record ? copy(record) : undefined);
+    if (!record || !JournalGuard.resolvable(record, { nowEpochMs: now }))
+      throw new NotResolvableError(record ? copy(record) : undefined);
     if (resolution.outcome === 'released') {
       this.records.delete(pk);
       return;
@@ -240,19 +228,17 @@ export class MemoryJournal implements Journal {
     const { record } = stagedCommitItems(commit, now);
     const stored = storedCopy(commit.response);
     const existing = this.records.get(commit.pk);
-    if (existing && !isClaimableByCommit(existing, now)) return { kind: 'refused', record: copy(existing) };
+    if (!JournalGuard.stagedCommitClaimable(existing, { nowEpochMs: now }))
+      return { kind: 'refused', record: copy(existing!) };
     this.commitWrites(commit.pk, commit.writes, now);
     this.records.set(commit.pk, { ...recordFromItem(record), response: stored });
     return { kind: 'committed' };
   }
 
-  private fenced(
-    pk: string,
-    leaseToken: string,
-    extra: (record: MutableRecord) => boolean = () => true,
-  ): MutableRecord {
+  /** The record, if the named condition holds for it (as DynamoDB would decide the write); else `LeaseLostError`. */
+  private fenced(pk: string, condition: JournalConditionName, values: GuardValues): MutableRecord {
     const record = this.records.get(pk);
-    if (!record || record.leaseToken !== leaseToken || !extra(record))
+    if (!record || !JournalGuard[condition](record, values))
       throw new LeaseLostError(record ? copy(record) : undefined);
     return record;
   }
@@ -261,7 +247,10 @@ export class MemoryJournal implements Journal {
   private commitWrites(pk: string, writes: CompletionWrites, now: number, leaseToken?: string): void {
     const journalTable = this.table(MEMORY_JOURNAL_TABLE);
     const claims = writes.uniqueClaims.map((claim) => ({ claim, item: uniqueItem(claim, pk, now) }));
-    const taken = claims.find(({ item }) => journalTable.has(this.keyOf(MEMORY_JOURNAL_TABLE, item)));
+    const taken = claims.find(
+      ({ item }) =>
+        !JournalGuard.itemAbsent(journalTable.get(this.keyOf(MEMORY_JOURNAL_TABLE, item)), { nowEpochMs: now }),
+    );
     if (taken)
       throw new UniqueConflictError(
         taken.claim.name,
@@ -269,7 +258,9 @@ export class MemoryJournal implements Journal {
         journalTable.get(this.keyOf(MEMORY_JOURNAL_TABLE, taken.item)),
       );
     const held = (writes.heldClaims ?? []).map((claim) => this.keyOf(MEMORY_JOURNAL_TABLE, uniqueItem(claim, pk, now)));
-    const lost = held.findIndex((key) => journalTable.get(key)?.[ClaimAttribute.holdToken] !== leaseToken);
+    const lost = held.findIndex(
+      (key) => !JournalGuard.uniqueHeldBy(journalTable.get(key), { nowEpochMs: now, token: leaseToken }),
+    );
     if (lost >= 0) {
       const claim = (writes.heldClaims ?? [])[lost];
       throw new UniqueConflictError(claim.name, claim.value, journalTable.get(held[lost]));

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { MultiRegionUnsupportedError, RecordStatus } from '../core/index.js';
+import { MultiRegionUnsupportedError } from '../core/index.js';
 import { toAttributeMap } from './attribute-values.js';
-import { JournalCondition } from './conditions.js';
+import { conditionNamed, guardedItemOf, guardValuesOf, JournalGuard } from './conditions.js';
 import { ItemCalls, type AwsError, type Expressions, type JournalOperation, type PlainItem } from './item-calls.js';
 import type { TransactItem } from './journal.js';
 
@@ -52,7 +52,7 @@ let replicatedCallsBuilt = false;
  *
  * @example
  * const tally = { count: 0 };
- * await countReplicatedConflicts(tally, () => journal.complete(pk, token, response, 60));
+ * await countReplicatedConflicts(tally, () => journal.complete({ pk, leaseToken, response, ttlSeconds: 60 }));
  */
 export function countReplicatedConflicts<T>(tally: ConflictTally, work: () => Promise<T>): Promise<T> {
   return replicatedCallsBuilt ? tallies.run(tally, work) : work();
@@ -110,6 +110,7 @@ export class ReplicatedItemCalls extends ItemCalls {
     if (!key || !expressions.ConditionExpression) return conflict;
     const item = await this.get('get', key);
     const holds = conditionHolds(expressions.ConditionExpression, item, expressions.ExpressionAttributeValues ?? {});
+    // A condition the item read satisfies (or one not decided here) leaves the write undone: the conflict stands.
     if (holds !== false) return conflict;
     return Object.assign(new Error('The conditional request failed (decided on the item read after a conflict)'), {
       name: 'ConditionalCheckFailedException',
@@ -120,48 +121,15 @@ export class ReplicatedItemCalls extends ItemCalls {
 }
 
 /**
- * The journal's own conditions evaluated on an item read, as DynamoDB would: true or false,
- * or undefined for a condition this mode does not decide here (the conflict then stands).
+ * The journal's own conditions evaluated on an item read, as DynamoDB would (through
+ * {@link JournalGuard}, by the condition's name): undefined for an expression that is not one of
+ * them (the conflict then stands).
  */
 function conditionHolds(
   condition: string,
   item: PlainItem | undefined,
   values: Record<string, unknown>,
 ): boolean | undefined {
-  const status = item?.status;
-  const token = item?.leaseToken;
-  const leaseUntil = Number(item?.leaseUntil ?? 0);
-  const leaseLive = (now: unknown) => status === RecordStatus.inProgress && leaseUntil >= Number(now);
-  const expired = item?.expiresAt !== undefined && Number(item.expiresAt) <= Number(values[':nowSeconds']);
-  switch (condition) {
-    case JournalCondition.claimable:
-      return item === undefined || (expired && !leaseLive(values[':nowMs']));
-    case JournalCondition.leaseHeld:
-      return item !== undefined && token === values[':mine'];
-    case JournalCondition.leaseHeldNotCompleted:
-      return item !== undefined && token === values[':mine'] && status !== RecordStatus.completed;
-    case JournalCondition.takeOver:
-      return (
-        item !== undefined &&
-        token === values[':old'] &&
-        status !== RecordStatus.completed &&
-        (leaseUntil < Number(values[':now']) || status === RecordStatus.unknown)
-      );
-    case JournalCondition.abandonedLease:
-      return (
-        item !== undefined &&
-        token === values[':old'] &&
-        status === RecordStatus.inProgress &&
-        leaseUntil < Number(values[':now'])
-      );
-    case JournalCondition.resolvable:
-      return (
-        item !== undefined &&
-        (status === RecordStatus.unknown || (status === RecordStatus.inProgress && leaseUntil < Number(values[':now'])))
-      );
-    case JournalCondition.sweepable:
-      return item !== undefined && expired && status !== RecordStatus.unknown && !leaseLive(values[':nowMs']);
-    default:
-      return undefined;
-  }
+  const name = conditionNamed(condition);
+  return name === undefined ? undefined : JournalGuard[name](guardedItemOf(item), guardValuesOf(values));
 }

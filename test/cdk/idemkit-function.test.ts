@@ -22,6 +22,7 @@ describe('IdemkitFunction', () => {
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.X86_64,
     sourceMaps: true,
+    operationName: 'POST /checkout',
   });
   const template = Template.fromStack(defaults);
   const optionsTemplate = Template.fromStack(options);
@@ -56,6 +57,15 @@ describe('IdemkitFunction', () => {
     expect(logs.map(({ statement }) => statement.Resource)).toEqual([
       { 'Fn::GetAtt': [expect.stringMatching(/^FnLogGroup/), 'Arn'] },
     ]);
+  });
+
+  it('sets IDEMKIT_OPERATION to the operationName, and only when one is given', () => {
+    optionsTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ IDEMKIT_OPERATION: 'POST /checkout' }) },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ IDEMKIT_OPERATION: Match.absent() }) },
+    });
   });
 
   it('wires the journal and honours every option', () => {

@@ -114,9 +114,11 @@ describe('fenced leases on DynamoDB Local', () => {
     const token = reservation.record.leaseToken;
     await journal.beginEffect('req#-#late#1', token, 'charge');
     await journal.markUnknown('req#-#late#1', token);
-    await journal.complete('req#-#late#1', token, 'finished late', 60);
+    await journal.complete({ pk: 'req#-#late#1', leaseToken: token, response: 'finished late', ttlSeconds: 60 });
     expect((await journal.get('req#-#late#1'))?.status).toBe(RecordStatus.completed);
-    await expect(journal.complete('req#-#late#1', 'other', 'x', 60)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      journal.complete({ pk: 'req#-#late#1', leaseToken: 'other', response: 'x', ttlSeconds: 60 }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('derives one key per label, and new ones when an expired key is reused', async () => {

@@ -1,10 +1,16 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
 
+/** Tracked files that differ from the index, and untracked files git does not ignore. */
+function workingTreeChanges(): string {
+  return execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' });
+}
+
 describe('npm run demo', () => {
   it('plays every scenario, each holding, and exits 0 without leaving DynamoDB Local behind', async () => {
+    const changesBefore = workingTreeChanges();
     const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/demo/main.ts')], {
       cwd: ROOT,
       env: { ...process.env, NODE_NO_WARNINGS: '1' },
@@ -26,11 +32,18 @@ describe('npm run demo', () => {
       'retry storm',
       'migrated replay',
       'stream batch retried',
+      'retry across Regions',
     ]) {
       expect(out).toMatch(new RegExp(`${scenario}\\s+yes`));
     }
     expect(out).toMatch(/two identical 201 answers \(same body\), no 409, 1 committed write/);
     expect(out).toMatch(/idempotency_status=recovered, attempt 2/);
+    // The staged-only scenario records a bank transfer: its answers name a transfer, never a payment.
+    expect(out).toMatch(/← 201 {2}transfer tr_/);
+    expect(out).not.toMatch(/payment tr_/);
+    // What it writes (the retry-storm chart) goes to git-ignored .local/: no tracked file changes.
+    expect(workingTreeChanges()).toBe(changesBefore);
+    expect(out).toMatch(/us-west-2 +← 201, Idempotent-Replayed .*idempotency_status=replay/);
     expect(code).toBe(0);
     const pid = Number(/DynamoDB Local pid (\d+)/.exec(out)?.[1]);
     expect(() => process.kill(pid, 0)).toThrow();

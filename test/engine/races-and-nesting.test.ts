@@ -23,7 +23,7 @@ describe('races between a retry and the attempt it finds', () => {
     const clock = { now: 1_000_000_000_000 };
     class RacyJournal extends MemoryJournal {
       override async markAbandonedUnknown(pk: string, token: string) {
-        await this.complete(pk, token, { by: 'original' }, 3600);
+        await this.complete({ pk, leaseToken: token, response: { by: 'original' }, ttlSeconds: 3600 });
         return super.markAbandonedUnknown(pk, token);
       }
     }

@@ -5,6 +5,7 @@ import {
   fingerprintOf,
   makeIdempotent,
   type IdempotencyScope,
+  type TakeOverRequest,
 } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 
@@ -19,10 +20,10 @@ const INPUT = { id: 'k' };
 class EffectBeforeTakeOverJournal extends DynamoDBJournal {
   originalToken = '';
 
-  override async takeOver(pk: string, expectedToken: string, leaseMs: number) {
-    if (this.originalToken) await this.beginEffect(pk, this.originalToken, 'charge');
+  override async takeOver(request: TakeOverRequest) {
+    if (this.originalToken) await this.beginEffect(request.pk, this.originalToken, 'charge');
     this.originalToken = '';
-    return super.takeOver(pk, expectedToken, leaseMs);
+    return super.takeOver(request);
   }
 }
 

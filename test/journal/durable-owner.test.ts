@@ -48,7 +48,12 @@ describe.each([
     const first = await reserve('req#t#op#taken', EXECUTION_A);
     nowMs += 1_001;
 
-    const taken = await journal.takeOver('req#t#op#taken', first.record.leaseToken, 1_000, EXECUTION_B);
+    const taken = await journal.takeOver({
+      pk: 'req#t#op#taken',
+      expectedToken: first.record.leaseToken,
+      leaseMs: 1_000,
+      durableExecutionArn: EXECUTION_B,
+    });
 
     expect(taken.durableExecutionArn).toBe(EXECUTION_B);
     expect((await journal.get('req#t#op#taken'))?.durableExecutionArn).toBe(EXECUTION_B);
@@ -58,7 +63,11 @@ describe.each([
     const first = await reserve('req#t#op#dropped', EXECUTION_A);
     nowMs += 1_001;
 
-    const taken = await journal.takeOver('req#t#op#dropped', first.record.leaseToken, 1_000);
+    const taken = await journal.takeOver({
+      pk: 'req#t#op#dropped',
+      expectedToken: first.record.leaseToken,
+      leaseMs: 1_000,
+    });
 
     expect(taken.durableExecutionArn).toBeUndefined();
     expect((await journal.get('req#t#op#dropped'))?.durableExecutionArn).toBeUndefined();

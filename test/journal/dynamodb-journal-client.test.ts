@@ -12,7 +12,12 @@ describe('DynamoDBJournal clients', () => {
     const journal = new DynamoDBJournal({ tableName, client: doc });
     const reserved = await journal.reserve({ pk: 'req#-#op#doc', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
     if (!reserved.reserved) throw new Error('expected a reservation');
-    await journal.complete('req#-#op#doc', reserved.record.leaseToken, { ok: true }, 60);
+    await journal.complete({
+      pk: 'req#-#op#doc',
+      leaseToken: reserved.record.leaseToken,
+      response: { ok: true },
+      ttlSeconds: 60,
+    });
     const again = await journal.reserve({ pk: 'req#-#op#doc', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
     expect(again).toMatchObject({
       reserved: false,
@@ -27,7 +32,12 @@ describe('DynamoDBJournal clients', () => {
     const journal = new DynamoDBJournal({ tableName, client });
     const reserved = await journal.reserve({ pk: 'req#-#op#calls', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
     if (!reserved.reserved) throw new Error('expected a reservation');
-    await journal.complete('req#-#op#calls', reserved.record.leaseToken, 'x', 60);
+    await journal.complete({
+      pk: 'req#-#op#calls',
+      leaseToken: reserved.record.leaseToken,
+      response: 'x',
+      ttlSeconds: 60,
+    });
     expect(Object.fromEntries(counter.byCommand)).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
   });
 
@@ -56,7 +66,7 @@ describe('DynamoDBJournal clients', () => {
       await journal.recordEvidence(pk, first.record.leaseToken, { chargeId: 'ch_1' });
       await journal.beginEffect(pk, first.record.leaseToken, 'charge');
       now += 2000;
-      const taken = await journal.takeOver(pk, first.record.leaseToken, 1000);
+      const taken = await journal.takeOver({ pk, expectedToken: first.record.leaseToken, leaseMs: 1000 });
       now += 2000;
       await journal.markAbandonedUnknown(pk, taken.leaseToken);
       // Incompressible, so the resolution's response is split into chunk items.
@@ -81,10 +91,16 @@ describe('DynamoDBJournal clients', () => {
       });
       const fourth = await journal.reserve({ pk: 'req#-#op#tags-5', fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
       if (!fourth.reserved) throw new Error('expected a reservation');
-      await journal.complete(fourth.record.pk, fourth.record.leaseToken, 'done', 60, {
-        staged: [],
-        uniqueClaims: [{ name: 'tag', value: 'five' }],
-        outbox: [],
+      await journal.complete({
+        pk: fourth.record.pk,
+        leaseToken: fourth.record.leaseToken,
+        response: 'done',
+        ttlSeconds: 60,
+        writes: {
+          staged: [],
+          uniqueClaims: [{ name: 'tag', value: 'five' }],
+          outbox: [],
+        },
       });
       expect(seen).toEqual([
         ['reserve', 'PutItemCommand'],

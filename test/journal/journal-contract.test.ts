@@ -101,7 +101,12 @@ describe.each([
 
   it('treats a record past expiresAt as absent and says it replaced an expired one', async () => {
     const first = await reserve('req#t#op#expired');
-    await s.journal.complete('req#t#op#expired', first.record.leaseToken, { n: 1 }, 60);
+    await s.journal.complete({
+      pk: 'req#t#op#expired',
+      leaseToken: first.record.leaseToken,
+      response: { n: 1 },
+      ttlSeconds: 60,
+    });
     s.clock.now += 61_000;
     const again = await reserve('req#t#op#expired');
     expect(again).toMatchObject({ reserved: true, replacedExpired: true });
@@ -150,7 +155,12 @@ describe.each([
 
   it('replays a completed response, including an undefined one', async () => {
     const first = await reserve('req#t#op#undef');
-    await s.journal.complete('req#t#op#undef', first.record.leaseToken, undefined, 60);
+    await s.journal.complete({
+      pk: 'req#t#op#undef',
+      leaseToken: first.record.leaseToken,
+      response: undefined,
+      ttlSeconds: 60,
+    });
     const again = await reserve('req#t#op#undef');
     expect(again.reserved).toBe(false);
     expect(again.record.status).toBe(RecordStatus.completed);
@@ -159,23 +169,34 @@ describe.each([
 
   it('refuses a completion fenced on another token and returns the stored record', async () => {
     const first = await reserve('req#t#op#fence');
-    const error = await s.journal.complete('req#t#op#fence', 'not-my-token', 'x', 60).catch((e) => e);
+    const error = await s.journal
+      .complete({ pk: 'req#t#op#fence', leaseToken: 'not-my-token', response: 'x', ttlSeconds: 60 })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(LeaseLostError);
     expect(error.existing.leaseToken).toBe(first.record.leaseToken);
   });
 
   it('takes over only an expired lease, with a new token and attempt + 1', async () => {
     const first = await reserve('req#t#op#takeover');
-    await expect(s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(
-      LeaseLostError,
-    );
+    await expect(
+      s.journal.takeOver({ pk: 'req#t#op#takeover', expectedToken: first.record.leaseToken, leaseMs: 1_000 }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     s.clock.now += 1_001;
-    const taken = await s.journal.takeOver('req#t#op#takeover', first.record.leaseToken, 1_000);
+    const taken = await s.journal.takeOver({
+      pk: 'req#t#op#takeover',
+      expectedToken: first.record.leaseToken,
+      leaseMs: 1_000,
+    });
     expect(taken.attempt).toBe(2);
     expect(taken.leaseToken).not.toBe(first.record.leaseToken);
-    await expect(s.journal.complete('req#t#op#takeover', first.record.leaseToken, 'late', 60)).rejects.toBeInstanceOf(
-      LeaseLostError,
-    );
+    await expect(
+      s.journal.complete({
+        pk: 'req#t#op#takeover',
+        leaseToken: first.record.leaseToken,
+        response: 'late',
+        ttlSeconds: 60,
+      }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('extends a lease with heartbeat so it cannot be taken over', async () => {
@@ -183,9 +204,9 @@ describe.each([
     s.clock.now += 900;
     await s.journal.heartbeat('req#t#op#heartbeat', first.record.leaseToken, 1_000);
     s.clock.now += 900;
-    await expect(s.journal.takeOver('req#t#op#heartbeat', first.record.leaseToken, 1_000)).rejects.toBeInstanceOf(
-      LeaseLostError,
-    );
+    await expect(
+      s.journal.takeOver({ pk: 'req#t#op#heartbeat', expectedToken: first.record.leaseToken, leaseMs: 1_000 }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('stops a record from expiring once an effect began, and merges evidence', async () => {
@@ -220,7 +241,12 @@ describe.each([
     await s.journal.release('req#t#op#release', first.record.leaseToken);
     expect(await s.journal.get('req#t#op#release')).toBeUndefined();
     const second = await reserve('req#t#op#release');
-    await s.journal.complete('req#t#op#release', second.record.leaseToken, 'done', 60);
+    await s.journal.complete({
+      pk: 'req#t#op#release',
+      leaseToken: second.record.leaseToken,
+      response: 'done',
+      ttlSeconds: 60,
+    });
     await expect(s.journal.release('req#t#op#release', second.record.leaseToken)).rejects.toBeInstanceOf(
       LeaseLostError,
     );
@@ -229,18 +255,30 @@ describe.each([
 
   it('commits a uniqueness claim with the completion and refuses a second claim, committing nothing', async () => {
     const a = await reserve('req#t#op#claim-a');
-    await s.journal.complete('req#t#op#claim-a', a.record.leaseToken, 'a', 60, {
-      ...noWrites,
-      uniqueClaims: [{ name: 'refund', value: 'pay_1' }],
+    await s.journal.complete({
+      pk: 'req#t#op#claim-a',
+      leaseToken: a.record.leaseToken,
+      response: 'a',
+      ttlSeconds: 60,
+      writes: {
+        ...noWrites,
+        uniqueClaims: [{ name: 'refund', value: 'pay_1' }],
+      },
     });
     expect(await s.readItem('journal', uniquePk('refund', 'pay_1'))).toMatchObject({ claimedBy: 'req#t#op#claim-a' });
     const b = await reserve('req#t#op#claim-b');
     const staged = [{ Put: { TableName: s.domainTable, Item: { pk: 'row-b' } } }];
     const error = await s.journal
-      .complete('req#t#op#claim-b', b.record.leaseToken, 'b', 60, {
-        ...noWrites,
-        staged,
-        uniqueClaims: [{ name: 'refund', value: 'pay_1' }],
+      .complete({
+        pk: 'req#t#op#claim-b',
+        leaseToken: b.record.leaseToken,
+        response: 'b',
+        ttlSeconds: 60,
+        writes: {
+          ...noWrites,
+          staged,
+          uniqueClaims: [{ name: 'refund', value: 'pay_1' }],
+        },
       })
       .catch((e) => e);
     expect(error).toBeInstanceOf(UniqueConflictError);
@@ -256,7 +294,13 @@ describe.each([
       { Put: { TableName: s.domainTable, Item: { pk: 'row-missing' }, ConditionExpression: 'attribute_exists(pk)' } },
     ];
     const error = await s.journal
-      .complete('req#t#op#staged', a.record.leaseToken, 'x', 60, { ...noWrites, staged })
+      .complete({
+        pk: 'req#t#op#staged',
+        leaseToken: a.record.leaseToken,
+        response: 'x',
+        ttlSeconds: 60,
+        writes: { ...noWrites, staged },
+      })
       .catch((e) => e);
     expect(error).toBeInstanceOf(WriteConflictError);
     expect(error.itemIndex).toBe(1);
@@ -291,9 +335,15 @@ describe.each([
       await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-1'));
 
       const refused = await s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-1')).catch((e) => e);
-      await s.journal.complete(a.record.pk, a.record.leaseToken, 'done', 60, {
-        ...noWrites,
-        heldClaims: [{ name: 'refund', value: 'pay-hold-1' }],
+      await s.journal.complete({
+        pk: a.record.pk,
+        leaseToken: a.record.leaseToken,
+        response: 'done',
+        ttlSeconds: 60,
+        writes: {
+          ...noWrites,
+          heldClaims: [{ name: 'refund', value: 'pay-hold-1' }],
+        },
       });
 
       expect(refused).toBeInstanceOf(UniqueConflictError);
@@ -321,7 +371,7 @@ describe.each([
       const a = await reserve('req#t#op#hold-same');
       await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-3'));
       s.clock.now += 1_001;
-      const taken = await s.journal.takeOver(a.record.pk, a.record.leaseToken, 1_000);
+      const taken = await s.journal.takeOver({ pk: a.record.pk, expectedToken: a.record.leaseToken, leaseMs: 1_000 });
 
       await s.journal.holdUnique(hold(a.record.pk, taken.leaseToken, 'pay-hold-3'));
 
@@ -342,9 +392,15 @@ describe.each([
         LeaseLostError,
       );
       await expect(
-        s.journal.complete(a.record.pk, a.record.leaseToken, 'late', 60, {
-          ...noWrites,
-          heldClaims: [{ name: 'refund', value: 'pay-hold-4' }],
+        s.journal.complete({
+          pk: a.record.pk,
+          leaseToken: a.record.leaseToken,
+          response: 'late',
+          ttlSeconds: 60,
+          writes: {
+            ...noWrites,
+            heldClaims: [{ name: 'refund', value: 'pay-hold-4' }],
+          },
         }),
       ).rejects.toBeInstanceOf(LeaseLostError);
     });
@@ -364,9 +420,15 @@ describe.each([
 
     it('refuses a claim committed for good, whoever asks', async () => {
       const a = await reserve('req#t#op#hold-permanent-a');
-      await s.journal.complete(a.record.pk, a.record.leaseToken, 'done', 60, {
-        ...noWrites,
-        uniqueClaims: [{ name: 'refund', value: 'pay-hold-6' }],
+      await s.journal.complete({
+        pk: a.record.pk,
+        leaseToken: a.record.leaseToken,
+        response: 'done',
+        ttlSeconds: 60,
+        writes: {
+          ...noWrites,
+          uniqueClaims: [{ name: 'refund', value: 'pay-hold-6' }],
+        },
       });
       const b = await reserve('req#t#op#hold-permanent-b');
 
@@ -481,7 +543,12 @@ describe.each([
         kind: 'committed',
       });
       await expect(
-        s.journal.complete('req#t#op#staged-abandoned', leased.record.leaseToken, 'late', 60),
+        s.journal.complete({
+          pk: 'req#t#op#staged-abandoned',
+          leaseToken: leased.record.leaseToken,
+          response: 'late',
+          ttlSeconds: 60,
+        }),
       ).rejects.toBeInstanceOf(LeaseLostError);
       expect((await s.journal.get('req#t#op#staged-abandoned'))?.response).toEqual({ value: 'staged' });
     });

@@ -37,7 +37,12 @@ describe("DynamoDBJournal reservation: 'read-first'", () => {
     const pk = `req#-#op#${randomUUID()}`;
     const first = await journal.reserve(request(pk));
     if (!first.reserved) throw new Error('expected a reservation');
-    await journal.complete(pk, first.record.leaseToken, { statusCode: 201, body: 'done' }, TTL_SECONDS);
+    await journal.complete({
+      pk,
+      leaseToken: first.record.leaseToken,
+      response: { statusCode: 201, body: 'done' },
+      ttlSeconds: TTL_SECONDS,
+    });
     calls.reset();
 
     const replay = await journal.reserve(request(pk));
@@ -56,7 +61,7 @@ describe("DynamoDBJournal reservation: 'read-first'", () => {
     if (!first.reserved) throw new Error('expected a reservation');
     // Random text does not compress: it cannot fit in the record item and is split into chunks.
     const body = randomBytes(600_000).toString('base64');
-    await journal.complete(pk, first.record.leaseToken, { body }, TTL_SECONDS);
+    await journal.complete({ pk, leaseToken: first.record.leaseToken, response: { body }, ttlSeconds: TTL_SECONDS });
 
     const replay = await journal.reserve(request(pk));
 
@@ -85,7 +90,7 @@ describe("DynamoDBJournal reservation: 'read-first'", () => {
     const pk = `req#-#op#${randomUUID()}`;
     const first = await journal.reserve(request(pk, 'first'));
     if (!first.reserved) throw new Error('expected a reservation');
-    await journal.complete(pk, first.record.leaseToken, 'stored', TTL_SECONDS);
+    await journal.complete({ pk, leaseToken: first.record.leaseToken, response: 'stored', ttlSeconds: TTL_SECONDS });
     calls.reset();
 
     const other = await journal.reserve(request(pk, 'second'));
@@ -100,7 +105,7 @@ describe("DynamoDBJournal reservation: 'read-first'", () => {
     const pk = `req#-#op#${randomUUID()}`;
     const first = await journal.reserve(request(pk));
     if (!first.reserved) throw new Error('expected a reservation');
-    await journal.complete(pk, first.record.leaseToken, 'old', TTL_SECONDS);
+    await journal.complete({ pk, leaseToken: first.record.leaseToken, response: 'old', ttlSeconds: TTL_SECONDS });
     now += (TTL_SECONDS + 1) * 1000;
     calls.reset();
 

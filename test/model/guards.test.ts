@@ -1,6 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JournalCondition } from '../../src/journal/conditions.js';
+import { decide, type DecisionKind } from '../../src/engine/decision.js';
+import {
+  JournalCondition,
+  JournalGuard,
+  type GuardedItem,
+  type JournalConditionName,
+} from '../../src/journal/conditions.js';
+import { RecordStatus, type JournalRecord } from '../../src/journal/index.js';
+import { evaluate, expand, MODEL_STATUS, statesOf } from '../support/promela-guards.js';
 
 interface GuardEntry {
   expression: string;
@@ -56,5 +64,146 @@ describe('the model and the journal name the same guards', () => {
       .map(({ file }) => file);
     expect(inline).toEqual([]);
     expect(copies).toEqual([]);
+  });
+});
+
+describe('the journal’s conditions as TypeScript predicates take the model’s branches', () => {
+  const nowEpochMs = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const nowSeconds = Math.floor(nowEpochMs / 1000);
+  const { INP, DONE, UNK } = MODEL_STATUS;
+  const statusNames = new Map<number, string>([
+    [INP, RecordStatus.inProgress],
+    [DONE, RecordStatus.completed],
+    [UNK, RecordStatus.unknown],
+  ]);
+  /** The record a model state stands for; the caller's token is the model's token 1. */
+  const itemOf = (state: Record<string, boolean | number>): GuardedItem | undefined =>
+    state.exists
+      ? {
+          status: statusNames.get(state.status as number),
+          leaseToken: `token-${state.tok}`,
+          leaseUntilEpochMs: state.live ? nowEpochMs + 5_000 : nowEpochMs - 5_000,
+          expiresAtEpochSeconds: state.hasEx ? (state.expired ? nowSeconds - 10 : nowSeconds + 10) : undefined,
+          effectStarted: Boolean(state.eff),
+        }
+      : undefined;
+  const states = statesOf({
+    exists: [false, true],
+    status: [INP, DONE, UNK],
+    tok: [1, 2],
+    live: [false, true],
+    hasEx: [false, true],
+    expired: [false, true],
+    eff: [false, true],
+  }).filter(
+    (state) => state.exists || (state.status === INP && state.tok === 1 && !state.live && !state.hasEx && !state.eff),
+  );
+
+  it.each(Object.entries(guards).filter(([, entry]) => entry.promela !== null))(
+    'JournalGuard.%s holds in exactly the states its model guard holds',
+    (name, entry) => {
+      const [, macro, params] = /^#define (\w+)(?:\(([^)]*)\))?/.exec(entry.promela!)!;
+      const args = params ? params.split(',').map(() => '1') : [];
+      const guard = JournalGuard[name as JournalConditionName];
+      const disagreeing = states.filter(
+        (state) => guard(itemOf(state), { nowEpochMs, token: 'token-1' }) !== evaluate(macro!, state, args),
+      );
+      expect(disagreeing).toEqual([]);
+    },
+  );
+});
+
+describe('decide() takes the branch the model takes on a record read', () => {
+  interface DecisionEntry {
+    promela: string | null;
+    stagedOnly?: string;
+    notModelled?: string;
+  }
+  const decisions = JSON.parse(readFileSync(join(root, 'model/decisions.json'), 'utf8')) as Record<
+    DecisionKind,
+    DecisionEntry
+  >;
+  const nowEpochMs = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const nowSeconds = Math.floor(nowEpochMs / 1000);
+  const { INP, DONE, UNK } = MODEL_STATUS;
+  const statusNames = new Map<number, (typeof RecordStatus)[keyof typeof RecordStatus]>([
+    [INP, RecordStatus.inProgress],
+    [DONE, RecordStatus.completed],
+    [UNK, RecordStatus.unknown],
+  ]);
+  const states = statesOf({
+    status: [INP, DONE, UNK],
+    live: [false, true],
+    hasEx: [false, true],
+    expired: [false, true],
+    eff: [false, true],
+  });
+  const recordOf = (state: Record<string, boolean | number>): JournalRecord => ({
+    pk: 'req#-#op#k',
+    status: statusNames.get(state.status as number)!,
+    fingerprint: 'f',
+    leaseToken: 'token-2',
+    leaseUntilEpochMs: state.live ? nowEpochMs + 5_000 : nowEpochMs - 5_000,
+    expiresAtEpochSeconds: state.hasEx ? (state.expired ? nowSeconds - 10 : nowSeconds + 10) : undefined,
+    attempt: 1,
+    createdAtEpochMs: nowEpochMs - 60_000,
+    updatedAtEpochMs: nowEpochMs - 60_000,
+    evidence: {},
+    effectStarted: Boolean(state.eff),
+  });
+
+  it('names every kind of decision, and says why the ones the model has not are not modelled', () => {
+    const kinds: DecisionKind[] = [
+      'claimable',
+      'replay',
+      'mismatch',
+      'in-progress',
+      'resume',
+      'take-over',
+      'recover',
+      'review',
+      'unreadable',
+    ];
+    expect(Object.keys(decisions).sort()).toEqual([...kinds].sort());
+    for (const entry of Object.values(decisions)) {
+      if (entry.promela === null) expect(entry.notModelled?.length).toBeGreaterThan(20);
+      else expect(entry.promela.split(' ').every((macro) => expand(macro).length > 0)).toBe(true);
+    }
+  });
+
+  it.each([
+    ['a leased attempt without a recover hook', 'leased', false],
+    ['a leased attempt with a recover hook', 'leased', true],
+    ['a staged-only attempt', 'staged-only', false],
+  ] as const)('for %s, in every state the model reads', (_name, mode, recoverHook) => {
+    const expected = (state: Record<string, boolean | number>): string => {
+      const model = {
+        ...state,
+        exists: true,
+        sst: state.status,
+        slive: Boolean(state.live) && state.status === INP,
+        seff: state.eff,
+      };
+      const free = mode === 'staged-only' ? decisions.claimable.stagedOnly! : decisions.claimable.promela!;
+      if (evaluate(free, model)) return 'claimable';
+      const named = (['replay', 'take-over', 'in-progress'] as const).find((kind) =>
+        evaluate(decisions[kind].promela!, model),
+      );
+      if (named) return named;
+      expect(evaluate(decisions.review.promela!, model)).toBe(true);
+      return mode === 'leased' && recoverHook ? 'recover' : `review${state.status === INP ? ' abandon' : ''}`;
+    };
+    const actual = (state: Record<string, boolean | number>): string => {
+      const decision = decide(recordOf(state), { fingerprint: 'f', nowEpochMs, mode, recoverHook });
+      return decision.kind === 'review' && decision.abandon ? 'review abandon' : decision.kind;
+    };
+    const disagreeing = states
+      .filter((state) => actual(state) !== expected(state))
+      .map((state) => ({
+        state,
+        model: expected(state),
+        decide: actual(state),
+      }));
+    expect(disagreeing).toEqual([]);
   });
 });

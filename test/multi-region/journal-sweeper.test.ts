@@ -24,7 +24,7 @@ const START = Date.UTC(2026, 11, 1);
 async function completed(region: Region, pk: string, ttlSeconds: number, response: unknown = { ok: true }) {
   const reserved = await region.journal.reserve({ pk, fingerprint: 'f', leaseMs: 1_000, ttlSeconds });
   if (!reserved.reserved) throw new Error('expected a reservation');
-  await region.journal.complete(pk, reserved.record.leaseToken, response, ttlSeconds);
+  await region.journal.complete({ pk, leaseToken: reserved.record.leaseToken, response, ttlSeconds });
 }
 
 async function keys(region: Region): Promise<string[]> {

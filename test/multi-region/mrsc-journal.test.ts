@@ -71,10 +71,16 @@ describe('DynamoDBJournal({ multiRegion: "strong" }) on DynamoDB Local with the 
     const reserved = await single.reserve({ pk: 'req#-#op#tx', fingerprint: 'f', leaseMs: 5000, ttlSeconds: 60 });
     if (!reserved.reserved) throw new Error('expected a reservation');
 
-    const completing = single.complete('req#-#op#tx', reserved.record.leaseToken, 'ok', 60, {
-      staged: [],
-      uniqueClaims: [],
-      outbox: [{ eventId: 'e-1', type: 't', detail: null, occurredAt: '2026-12-01T00:00:00.000Z' }],
+    const completing = single.complete({
+      pk: 'req#-#op#tx',
+      leaseToken: reserved.record.leaseToken,
+      response: 'ok',
+      ttlSeconds: 60,
+      writes: {
+        staged: [],
+        uniqueClaims: [],
+        outbox: [{ eventId: 'e-1', type: 't', detail: null, occurredAt: '2026-12-01T00:00:00.000Z' }],
+      },
     });
 
     await expect(completing).rejects.toThrow(/ValidationException/);
@@ -138,10 +144,20 @@ describe('DynamoDBJournal({ multiRegion: "strong" }) on DynamoDB Local with the 
     const stalled = await east.journal.reserve({ pk, fingerprint: 'f', leaseMs: 1_000, ttlSeconds: 60 });
     if (!stalled.reserved) throw new Error('expected a reservation');
     now += 2_000;
-    const successor = await central.journal.takeOver(pk, stalled.record.leaseToken, 5_000);
-    await central.journal.complete(pk, successor.leaseToken, { by: 'us-east-2' }, 60);
+    const successor = await central.journal.takeOver({ pk, expectedToken: stalled.record.leaseToken, leaseMs: 5_000 });
+    await central.journal.complete({
+      pk,
+      leaseToken: successor.leaseToken,
+      response: { by: 'us-east-2' },
+      ttlSeconds: 60,
+    });
 
-    const late = east.journal.complete(pk, stalled.record.leaseToken, { by: 'us-east-1' }, 60);
+    const late = east.journal.complete({
+      pk,
+      leaseToken: stalled.record.leaseToken,
+      response: { by: 'us-east-1' },
+      ttlSeconds: 60,
+    });
 
     await expect(late).rejects.toBeInstanceOf(LeaseLostError);
     expect((await east.journal.get(pk))?.response).toEqual({ value: { by: 'us-east-2' } });
@@ -154,7 +170,12 @@ describe('DynamoDBJournal({ multiRegion: "strong" }) on DynamoDB Local with the 
     const reserved = await regions[0]!.journal.reserve({ pk, fingerprint: 'f', leaseMs: 5000, ttlSeconds: 60 });
     if (!reserved.reserved) throw new Error('expected a reservation');
 
-    await regions[0]!.journal.complete(pk, reserved.record.leaseToken, { body }, 60);
+    await regions[0]!.journal.complete({
+      pk,
+      leaseToken: reserved.record.leaseToken,
+      response: { body },
+      ttlSeconds: 60,
+    });
     const replay = await regions[2]!.journal.reserve({ pk, fingerprint: 'f', leaseMs: 5000, ttlSeconds: 60 });
 
     expect(replay.reserved).toBe(false);

@@ -37,7 +37,7 @@ function transfersContainer(ctx: DemoContext, runs: { count: number }) {
         },
       });
       return json(201, {
-        paymentId: transfer[ExampleTableKey.payments],
+        transferId: transfer[ExampleTableKey.payments],
         amount: body.amount,
         currency: body.currency,
         status: transfer.status,

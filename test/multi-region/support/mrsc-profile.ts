@@ -27,8 +27,11 @@ export interface Region {
   readonly journal: DynamoDBJournal;
   /** Commands this Region's client sent to the server, by name (refused ones included). */
   readonly sent: string[];
-  /** Refuses the next `count` sends of `operation` with a cross-Region write conflict. */
-  conflictOn(operation: JournalOperation, count: number): void;
+  /**
+   * Refuses the next `count` sends of `operation` with a cross-Region write conflict; `meanwhile`
+   * (once, before the first refusal) is the other Region's write that the conflict stands for.
+   */
+  conflictOn(operation: JournalOperation, count: number, meanwhile?: () => Promise<unknown>): void;
   /** Conflicts injected so far. */
   readonly injected: () => number;
 }
@@ -37,6 +40,7 @@ export interface Region {
 export function applyMrscProfile(client: DynamoDBClient): Pick<Region, 'sent' | 'conflictOn' | 'injected'> {
   const sent: string[] = [];
   const planned = new Map<JournalOperation, number>();
+  const meanwhiles = new Map<JournalOperation, () => Promise<unknown>>();
   let injected = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -57,6 +61,9 @@ export function applyMrscProfile(client: DynamoDBClient): Pick<Region, 'sent' | 
       if (operation && left > 0) {
         planned.set(operation, left - 1);
         injected++;
+        const meanwhile = meanwhiles.get(operation);
+        meanwhiles.delete(operation);
+        if (meanwhile) await meanwhile();
         throw new ReplicatedWriteConflictException({
           message: 'One or more items in this request are being modified by a request in another Region',
           $metadata: { httpStatusCode: 400 },
@@ -69,7 +76,10 @@ export function applyMrscProfile(client: DynamoDBClient): Pick<Region, 'sent' | 
   );
   return {
     sent,
-    conflictOn: (operation, count) => planned.set(operation, count),
+    conflictOn: (operation, count, meanwhile) => {
+      planned.set(operation, count);
+      if (meanwhile) meanwhiles.set(operation, meanwhile);
+    },
     injected: () => injected,
   };
 }
