@@ -37,13 +37,6 @@ export interface ConflictTally {
 }
 
 const tallies = new AsyncLocalStorage<ConflictTally>();
-/**
- * Whether a multi-Region journal exists in this process. Only its calls count conflicts, and
- * `AsyncLocalStorage.run` is not free: on Node.js 20 and 22 its first use turns on async hooks
- * for the whole process, a cost every later promise pays. A single-Region journal never meets a
- * cross-Region conflict, so until a multi-Region one is built, the tally is left out.
- */
-let replicatedCallsBuilt = false;
 
 /**
  * Runs `work` with `tally` counting every cross-Region write conflict the journal meets inside
@@ -55,16 +48,11 @@ let replicatedCallsBuilt = false;
  * await countReplicatedConflicts(tally, () => journal.complete({ pk, leaseToken, response, ttlSeconds: 60 }));
  */
 export function countReplicatedConflicts<T>(tally: ConflictTally, work: () => Promise<T>): Promise<T> {
-  return replicatedCallsBuilt ? tallies.run(tally, work) : work();
+  return tallies.run(tally, work);
 }
 
 /** Single-item writes with the cross-Region conflict bound; transactions refused before they are sent. */
 export class ReplicatedItemCalls extends ItemCalls {
-  constructor(...args: ConstructorParameters<typeof ItemCalls>) {
-    super(...args);
-    replicatedCallsBuilt = true;
-  }
-
   override put(operation: JournalOperation, item: PlainItem, expressions: Parameters<ItemCalls['put']>[2]) {
     return this.bounded({ pk: item.pk }, expressions, () => super.put(operation, item, expressions));
   }
