@@ -13,7 +13,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { HandlerEnv } from '../../src/handlers/service-config.js';
+import { HandlerEnv, PaymentsOperation } from '../../src/handlers/service-config.js';
 import { IdemkitFunction, type IIdempotencyJournal } from '../index.js';
 import { exampleHandlerEntry } from './handler-entry.js';
 
@@ -90,16 +90,19 @@ export class PaymentsApi extends Construct {
     });
 
     const paymentsEnv = { [HandlerEnv.paymentsTable]: props.paymentsTable.tableName };
-    const fn = (name: string, journal?: IIdempotencyJournal) =>
+    // A guarded function's operation is named once, here: the runtime reads it (IDEMKIT_OPERATION) for its metric
+    // dimension, which is what the dashboard and alarms query.
+    const fn = (name: string, journal?: IIdempotencyJournal, operationName?: string) =>
       new IdemkitFunction(this, name, {
         entry: exampleHandlerEntry(kebab(name)),
         journal,
+        operationName,
         serviceName: props.serviceName,
         environment: paymentsEnv,
       }).function;
-    this.createPaymentFunction = fn('CreatePayment', props.journal);
+    this.createPaymentFunction = fn('CreatePayment', props.journal, PaymentsOperation.createPayment);
     this.getPaymentFunction = fn('GetPayment');
-    this.createRefundFunction = fn('CreateRefund', props.journal);
+    this.createRefundFunction = fn('CreateRefund', props.journal, PaymentsOperation.createRefund);
     props.paymentsTable.grant(this.createPaymentFunction, 'dynamodb:PutItem');
     props.paymentsTable.grant(this.getPaymentFunction, 'dynamodb:GetItem');
     props.paymentsTable.grant(this.createRefundFunction, 'dynamodb:GetItem', 'dynamodb:UpdateItem');

@@ -55,7 +55,7 @@ const NO_DESTINATION = {
 describe('what the constructs set is what the runtime reads', () => {
   const stack = new Stack(testApp(), 'Wiring');
   const journal = new IdempotencyJournalTable(stack, 'Journal');
-  new IdemkitFunction(stack, 'Guarded', { entry: CONSUMER_ENTRY, journal });
+  new IdemkitFunction(stack, 'Guarded', { entry: CONSUMER_ENTRY, journal, operationName: 'POST /orders' });
   new GuardedQueueConsumer(stack, 'Orders', { journal, entry: CONSUMER_ENTRY });
   new OutboxDispatcher(stack, 'ToQueue', {
     journal,
