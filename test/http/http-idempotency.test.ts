@@ -1,8 +1,8 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBJournal, MetricName } from '../../src/index.js';
-import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
+import { countCalls, createJournalTable, dynamoJournal, localClient } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
-import { countingHandler, dynamoJournal, guard } from './guarded-handler.js';
+import { countingHandler, guard } from './guarded-handler.js';
 
 const body = { amount: 1250, currency: 'EUR', orderId: 'ord_1' };
 

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { randomUUID } from 'node:crypto';
 
@@ -20,6 +21,15 @@ export async function createJournalTable(client: DynamoDBClient, prefix = 'journ
   const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
   await createStringKeyTable(client, tableName, 'pk', { stream: true });
   return tableName;
+}
+
+/** A journal on a fresh DynamoDB Local table. */
+export async function dynamoJournal(
+  clientOptions?: Parameters<typeof localClient>[0],
+): Promise<{ journal: DynamoDBJournal; tableName: string; client: ReturnType<typeof localClient> }> {
+  const client = localClient(clientOptions);
+  const tableName = await createJournalTable(client);
+  return { journal: new DynamoDBJournal({ tableName, client }), tableName, client };
 }
 
 /** Creates a plain table keyed by `keyName` (string) and returns its name. */
