@@ -39,6 +39,25 @@ export async function createTable(client: DynamoDBClient, prefix: string, keyNam
   return tableName;
 }
 
+/**
+ * Resolves once the next call made through `client` has its answer (a result or an error): a
+ * gate for "the other attempt has read what is in the journal".
+ */
+export function nextCallAnswered(client: DynamoDBClient): Promise<void> {
+  return new Promise((resolve) => {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } finally {
+          resolve();
+        }
+      },
+      { step: 'initialize' },
+    );
+  });
+}
+
 /** Counts DynamoDB calls made through a client, by command name. */
 export function countCalls(client: DynamoDBClient): {
   total: () => number;
