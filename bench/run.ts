@@ -1,7 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FULL_PLAN, QUICK_PLAN } from './plan.js';
+import { CAPACITY_SECTION, COLD_START_SECTION, sectionOf } from './report-capacity.js';
 import { checkTargets, renderReport } from './report.js';
 import { startDynamoDBLocal } from '../src/testing/index.js';
 import { runSuite } from './suite.js';
@@ -34,7 +35,10 @@ try {
     log('quick run: RESULTS.md and results.json left as they are');
   } else {
     await writeFile(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(join(here, 'RESULTS.md'), renderReport(results));
+    // Sections measured apart (capacity: deterministic; cold start and per-request work: separate processes): keep them.
+    const previous = await readFile(join(here, 'RESULTS.md'), 'utf8');
+    const kept = [COLD_START_SECTION, CAPACITY_SECTION].map((markers) => sectionOf(previous, markers)).filter(Boolean);
+    await writeFile(join(here, 'RESULTS.md'), `${[renderReport(results).trimEnd(), ...kept].join('\n\n')}\n`);
     log('wrote bench/RESULTS.md and bench/results.json');
   }
 } catch (error) {

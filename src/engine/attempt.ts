@@ -15,9 +15,10 @@ import {
   WriteConflictError,
 } from '../core/index.js';
 import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
-import { newTrace, traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import { AttemptLog } from './attempt-log.js';
 import { CountedJournal } from './counted-journal.js';
-import { ATTEMPT_OUTCOMES, decide, type AttemptOutcome, type Decision } from './decision.js';
+import { decide, type AttemptOutcome, type Decision } from './decision.js';
 import {
   assertLeasedForDurable,
   durableExecutionOf,
@@ -99,12 +100,11 @@ const POLL_INTERVAL_MS = 100;
 
 /**
  * One guarded attempt from its key check to its log line. It applies what {@link decide} says
- * of every record found in its way (and alone writes the attempt's status and metrics, from
- * {@link ATTEMPT_OUTCOMES}), holds its scope while the handler runs, settles the outcome
- * through the {@link Settlement} its mode gives it, and writes the log line once.
+ * of every record found in its way (and alone writes the attempt's status and metrics, through
+ * its {@link AttemptLog}), holds its scope while the handler runs, settles the outcome through
+ * the {@link Settlement} its mode gives it, and writes the log line once.
  */
 export class Attempt {
-  readonly trace: AttemptTrace = newTrace();
   readonly journal: CountedJournal;
   /** The Lambda durable execution this attempt runs in, if any. */
   readonly durable?: DurableExecution;
@@ -114,22 +114,26 @@ export class Attempt {
   private key?: string;
   private pk?: string;
   private requestHash?: string;
-  private readonly startedAtEpochMs: number;
-  private finished = false;
+  private readonly log: AttemptLog;
 
   constructor(
     readonly request: AttemptRequest,
     private readonly context: LambdaContextLike,
     private readonly settings: EngineSettings,
-    private readonly telemetry: Telemetry,
+    telemetry: Telemetry,
   ) {
-    this.startedAtEpochMs = settings.clock();
+    this.log = new AttemptLog(telemetry, settings.clock, settings.tracer);
     this.journal = new CountedJournal(settings.journal);
     this.durable = durableExecutionOf(context);
     // A durable context carries the invocation's own Lambda context: its remaining time is this invocation's.
     const invocation = this.durable?.invocation ?? context;
     const getRemaining = invocation?.getRemainingTimeInMillis;
     if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
+  }
+
+  /** What the attempt met so far: its status, attempt number and metrics. */
+  get trace(): AttemptTrace {
+    return this.log.trace;
   }
 
   /** What the attempt met before its handler runs; set once by {@link admit}. */
@@ -230,8 +234,7 @@ export class Attempt {
 
   /** Writes the attempt's log line and metrics, once, with the answer the entry point gave. */
   finish(answer: { readonly responseCode?: number; readonly resourceId?: string } = {}): void {
-    if (this.finished) return;
-    this.finished = true;
+    if (this.log.emitted) return;
     this.release();
     if (this.admitted?.kind === 'run') {
       const first = Object.values(this.admitted.scope.evidence)[0];
@@ -239,7 +242,7 @@ export class Attempt {
     }
     this.trace.journalCalls = this.journal.calls;
     for (let i = 0; i < this.journal.replicatedConflicts.count; i++) this.note('replicatedWriteConflict');
-    const identity = {
+    this.log.emit({
       requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
@@ -247,9 +250,7 @@ export class Attempt {
       key: this.key,
       requestHash: this.requestHash,
       ...answer,
-    };
-    this.telemetry.emit(identity, this.trace, this.startedAtEpochMs, this.settings.clock());
-    this.annotate();
+    });
   }
 
   // ---- admission ----
@@ -619,21 +620,12 @@ export class Attempt {
 
   // ---- the attempt's record of itself ----
 
-  /** Writes an outcome's status and metrics: the one place either is written (see {@link ATTEMPT_OUTCOMES}). */
   private note(outcome: AttemptOutcome): void {
-    const { status, metrics } = ATTEMPT_OUTCOMES[outcome];
-    if (status) this.trace.status = status;
-    this.trace.metrics.push(...metrics);
+    this.log.note(outcome);
   }
 
-  /**
-   * Counts an attempt refused because its record cannot be read: nothing runs and nothing is written, and the
-   * operator hears of it (the log line carries the reason, `JournalError` counts it).
-   */
   private noteUnreadable(error: RecordUnreadableError): void {
-    if (this.trace.failure === error) return;
-    this.note('unreadable');
-    this.trace.failure = error;
+    this.log.noteUnreadable(error);
   }
 
   private get replayOutcome(): AttemptOutcome {
@@ -678,18 +670,6 @@ export class Attempt {
 
   private leaseMs(): number {
     return leaseMsFor(this.settings, this.durable, this.remainingTimeMs);
-  }
-
-  /** Annotates the current trace segment with what the attempt met (never with the key). */
-  private annotate(): void {
-    const { tracer } = this.settings;
-    if (!tracer) return;
-    try {
-      if (this.trace.status) tracer.putAnnotation('idempotency_status', this.trace.status);
-      if (this.trace.attempt !== undefined) tracer.putAnnotation('attempt', this.trace.attempt);
-    } catch {
-      // Tracing must not turn a correct answer into a failure.
-    }
   }
 
   private get tenant(): string {

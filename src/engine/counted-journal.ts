@@ -35,6 +35,9 @@ export class CountedJournal implements Journal {
 
   private counted<T>(call: () => Promise<T>): Promise<T> {
     this.calls++;
+    // Only a multi-Region journal meets cross-Region conflicts; the tally's AsyncLocalStorage is not free (on Node.js
+    // 20 and 22 its first run turns on async hooks for the whole process, a cost every later promise pays).
+    if (this.inner.multiRegion !== 'strong') return call();
     return countReplicatedConflicts(this.replicatedConflicts, call);
   }
 

@@ -20,7 +20,7 @@ import { ClaimAttribute, RecordAttribute, RecordStatus } from './schema.js';
 export const JournalCondition = Object.freeze({
   /**
    * The key is free to claim: absent, or past `expiresAt` and completed or in progress under an
-   * ended lease (mirrors `isClaimable`). A status the guard does not know is never claimed: it
+   * ended lease. A status the guard does not know is never claimed: it
    * may stand for an effect that happened. Reservation.
    */
   claimable:

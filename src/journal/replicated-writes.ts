@@ -45,7 +45,7 @@ const tallies = new AsyncLocalStorage<ConflictTally>();
  *
  * @example
  * const tally = { count: 0 };
- * await countReplicatedConflicts(tally, () => journal.complete(pk, token, response, 60));
+ * await countReplicatedConflicts(tally, () => journal.complete({ pk, leaseToken, response, ttlSeconds: 60 }));
  */
 export function countReplicatedConflicts<T>(tally: ConflictTally, work: () => Promise<T>): Promise<T> {
   return tallies.run(tally, work);

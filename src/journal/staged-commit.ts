@@ -33,7 +33,7 @@ const TRANSACTION_MAX_BYTES = 4 * 1024 * 1024;
 const TRANSACTION_MARGIN_BYTES = 64 * 1024;
 
 /**
- * The condition of the record's `Put` in a staged commit: `isClaimableByCommit` in DynamoDB's
+ * The condition of the record's `Put` in a staged commit: `JournalGuard.stagedCommitClaimable` in DynamoDB's
  * words, so a new key, a record past its `expiresAt` and an abandoned lease are all claimed by
  * the first transaction; any other record comes back to decide on.
  */
