@@ -3,7 +3,8 @@
  * core (leaf) <- journal <- engine <- consumer (the batch loop) <- entry points (http, function, sqs,
  * streams); telemetry beside the
  * journal; client imports only the leaf; lib/ (constructs) imports only pure constants; the
- * example (src/handlers, lib/example) is never imported by the library.
+ * example (src/handlers, lib/example) is never imported by the library; scripts/ and bench/ use
+ * the package as a user would, through its entries, plus the example service.
  */
 const LIBRARY = '^src/(?!handlers/)';
 const entryPoints = '^src/(http|function|sqs|streams)/';
@@ -120,6 +121,26 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: '^src/(journal/schema|telemetry/metric-names|core/journal-record|core/environment)\\.ts$',
+      },
+    },
+    {
+      name: 'scripts-and-bench-use-the-package-entries',
+      severity: 'error',
+      comment:
+        'scripts/ and bench/ import what a user of the package can import (its entries) and the example service, never the inside of a module: what they need is either public or theirs to write.',
+      // The two breakdowns time steps inside one call (the staged commit's pieces, the multi-Region
+      // tally's cost) that no entry exposes, and should not: they alone may reach inside.
+      from: { path: '^(scripts|bench)/', pathNot: '^bench/(staged-breakdown|per-request)\\.ts$' },
+      to: {
+        path: '^(src|lib)/',
+        pathNot: [
+          '^src/index\\.ts$',
+          '^src/entries/[^/]+\\.ts$',
+          '^src/(client|outbox|testing|cli)/index\\.ts$',
+          '^lib/index\\.ts$',
+          '^src/handlers/',
+          '^lib/example/',
+        ],
       },
     },
   ],

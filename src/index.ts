@@ -6,6 +6,7 @@
 export * from './entries/common.js';
 export {
   DEFAULT_HTTP_IDEMPOTENCY_OPTIONS,
+  defaultHttpFingerprint,
   httpIdempotency,
   REPLAYED_HEADER,
   DEFAULT_PROBLEM_TYPE_PREFIX,

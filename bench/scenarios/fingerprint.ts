@@ -2,9 +2,7 @@ import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { performance } from 'node:perf_hooks';
-import { fingerprintOf } from '../../src/engine/fingerprint.js';
-import { viewHttpEvent } from '../../src/http/http-event.js';
-import { defaultRequestFingerprint } from '../../src/http/request-fingerprint.js';
+import { defaultHttpFingerprint, fingerprintOf } from '../../src/index.js';
 import { benchClient } from '../harness/dynamodb.js';
 import { jsonBodyOfSize, newKey, paymentEvent } from '../harness/events.js';
 import { alternate } from '../harness/rounds.js';
@@ -62,7 +60,7 @@ export async function measureFingerprints(
   sizes: readonly FingerprintSize[],
 ): Promise<FingerprintResult> {
   const hashers: Record<FingerprintPath, (event: APIGatewayProxyEventV2) => unknown> = {
-    idemkitMiddleware: (event) => fingerprintOf(defaultRequestFingerprint(viewHttpEvent(event))),
+    idemkitMiddleware: (event) => fingerprintOf(defaultHttpFingerprint(event)),
     idemkitParseAndHash: (event) => fingerprintOf(JSON.parse(event.body ?? 'null')),
     powertoolsBody: powertoolsHasher(endpoint, 'body'),
     powertoolsJsonBody: powertoolsHasher(endpoint, 'powertools_json(body)'),

@@ -6,7 +6,6 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { table } from '../../src/cli/operator.js';
 import { MetricName } from '../../src/index.js';
 import { seedStock, startLocalPaymentsStack } from '../local/payments-stack.js';
 import { DemoContext } from './demo-context.js';
@@ -45,18 +44,14 @@ async function main(): Promise<number> {
     await crossRegionRetry(ctx);
     narrator.line();
     narrator.line('Metrics the runtime emitted (EMF, namespace Idempotency):');
-    narrator.line(
-      table(
-        ['metric', 'count'],
-        Object.values(MetricName).map((name) => [name, String(ctx.capture.metricCounts.get(name) ?? 0)]),
-      ).replace(/^/gm, '  '),
+    narrator.table(
+      ['metric', 'count'],
+      Object.values(MetricName).map((name) => [name, String(ctx.capture.metricCounts.get(name) ?? 0)]),
     );
     narrator.line();
-    narrator.line(
-      table(
-        ['scenario', 'held'],
-        narrator.verdicts.map((v) => [v.title, v.ok ? 'yes' : 'NO']),
-      ).replace(/^/gm, '  '),
+    narrator.table(
+      ['scenario', 'held'],
+      narrator.verdicts.map((v) => [v.title, v.ok ? 'yes' : 'NO']),
     );
     return narrator.verdicts.every((v) => v.ok) ? 0 : 1;
   } finally {

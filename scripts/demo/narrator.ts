@@ -29,4 +29,15 @@ export class Narrator {
   line(text = ''): void {
     this.write(text);
   }
+
+  /** Rows as an aligned text table, indented under the last line. */
+  table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+    const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)));
+    const line = (cells: readonly string[]) =>
+      cells
+        .map((cell, i) => (cell ?? '').padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd();
+    for (const row of [headers, widths.map((width) => '-'.repeat(width)), ...rows]) this.write(`  ${line(row)}`);
+  }
 }

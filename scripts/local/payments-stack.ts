@@ -2,7 +2,7 @@ import { DynamoDBClient, PutItemCommand, UpdateTimeToLiveCommand } from '@aws-sd
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/journal/schema.js';
+import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/index.js';
 import { ExampleTableKey } from '../../src/handlers/service-config.js';
 import { startDynamoDBLocal, type DynamoDBLocal } from '../../src/testing/index.js';
 import { startSqsLocal, type SqsLocal } from './sqs-local.mjs';

@@ -1,5 +1,4 @@
-import { RetryBudget, type RetryBudgetOptions } from '../../src/client/index.js';
-import { decideNextAttempt, type RetryPolicy } from '../../src/client/retry-options.js';
+import { decideNextAttempt, RetryBudget, type RetryBudgetOptions, type RetryPolicy } from '../../src/client/index.js';
 import { EventQueue } from './event-queue.js';
 import { seededRandom } from './seeded-random.js';
 

@@ -1,5 +1,5 @@
 import { ProvisionedThroughputExceededException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { journalOperationOf, RecordPrefix, type JournalOperation } from '../../src/journal/index.js';
+import { journalOperationOf, RecordPrefix, type JournalOperation } from '../../src/index.js';
 
 /** Where a handler process is killed: after its reservation landed, or after `beginEffect` (before or after the rail call). */
 export type KillPoint = 'after-reserve' | 'after-begin-effect' | 'after-charge';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { requestPk } from '../../src/journal/schema.js';
+import { requestPk } from '../../src/index.js';
 import { PaymentsOperation } from '../../src/handlers/service-config.js';
 import type { Route } from '../local-api/router.js';
 import type { FiredFaults } from './dynamodb-faults.js';

@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runCli } from '../../src/cli/index.js';
 import { PaymentsEventType, ORDER_EVENTS_CONSUMER } from '../../src/handlers/service-config.js';
-import { decodeKeyPart, messagePk, RecordPrefix, RecordStatus } from '../../src/journal/schema.js';
+import { keyScopeOf, messagePk, RecordPrefix, RecordStatus } from '../../src/index.js';
 import { createHash } from 'node:crypto';
 import type { Exchange } from './run-record.js';
 
@@ -281,9 +281,10 @@ async function stuckRecords(input: InvariantInput): Promise<Set<string>> {
 
 /** `<operation or consumer> <idempotency_key_hash>` of a request or message record, as the guard's log line names the attempt. */
 function attemptOf(pk: string): string {
-  const parts = pk.split('#');
-  const [scope, key] = pk.startsWith(RecordPrefix.request) ? [parts[2]!, parts[3]!] : [parts[1]!, parts[2]!];
-  return `${decodeKeyPart(scope)} ${sha256Hex(decodeKeyPart(key)).slice(0, 16)}`;
+  const scope = keyScopeOf(pk);
+  if (!scope) throw new Error(`${pk} is not the key of a request or message record`);
+  const [name, key] = scope.kind === 'request' ? [scope.operation, scope.key] : [scope.consumer, scope.messageId];
+  return `${name} ${sha256Hex(key).slice(0, 16)}`;
 }
 
 async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<Item[]> {

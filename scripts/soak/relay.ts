@@ -1,11 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoDBJournal, outboxDispatcher } from '../../src/index.js';
+import { DynamoDBJournal, outboxDispatcher, RecordPrefix } from '../../src/index.js';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
-import { RecordPrefix } from '../../src/journal/schema.js';
 import { localLambdaContext } from '../local/lambda-context.js';
 import type { LocalPaymentsStack } from '../local/payments-stack.js';
-import { deleteMessages, queueDepth, receiveMessages, toSqsRecord } from '../local/sqs-queues.js';
+import { deleteMessages, queueDepth, receiveMessages } from '../local/sqs-queues.js';
+import { toSqsRecord } from '../local/sqs-records.js';
 import { seededRandom } from '../retry-storm/seeded-random.js';
 import { addDynamoDBFaults, noFaultsFired, type CallFaults } from './dynamodb-faults.js';
 import type { FaultPlanner } from './fault-schedule.js';

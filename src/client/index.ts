@@ -7,5 +7,14 @@ export { DEFAULT_IDEMPOTENT_FETCH_OPTIONS, idempotentFetch, type IdempotentFetch
 export { newIdempotencyKey } from './idempotency-key.js';
 export { retry } from './retry.js';
 export { DEFAULT_RETRY_BUDGET_OPTIONS, RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
-export { DEFAULT_RETRY_OPTIONS, type RetryContext, type RetryOptions } from './retry-options.js';
+export {
+  DEFAULT_RETRY_OPTIONS,
+  decideNextAttempt,
+  type AttemptState,
+  type RetryContext,
+  type RetryDecision,
+  type RetryOptions,
+  type RetryPolicy,
+  type RetryStop,
+} from './retry-options.js';
 export { isRetryableByDefault } from './retryable.js';

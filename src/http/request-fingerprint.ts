@@ -1,6 +1,6 @@
 import { RequestInvalidError, sha256Hex } from '../core/index.js';
 import { CanonicalText, canonicalJson, isWellFormed, NestedTooDeepError, NotCanonicalError } from '../engine/index.js';
-import type { HttpRequestView } from './http-event.js';
+import { viewHttpEvent, type HttpRequestView } from './http-event.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
@@ -10,6 +10,20 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * sends the text to the exact scan.
  */
 const LONG_OR_EXPONENT_NUMBER = /[:,[]\s*-?(?:[\d.]{16}|\d[\d.]*[eE])/;
+
+/**
+ * What `httpIdempotency` fingerprints by default for an HTTP event of any flavor (HTTP API,
+ * function URL, REST API, ALB): a custom `fingerprint` option can add to it instead of
+ * restating it. The value is hashed as canonical JSON, like any fingerprint input.
+ *
+ * @throws RequestInvalidError for an event that is not an HTTP event, or a JSON body with
+ * duplicate keys or excessive nesting
+ * @example
+ * httpIdempotency({ journal, fingerprint: (event) => ({ ...defaultHttpFingerprint(event), tenant: event.headers['x-tenant'] }) })
+ */
+export function defaultHttpFingerprint(event: unknown): unknown {
+  return defaultRequestFingerprint(viewHttpEvent(event));
+}
 
 /**
  * The default fingerprint input of an HTTP request: method, concrete path, query string and

@@ -27,6 +27,8 @@ type Answer =
 /** How the guarded handler behaves on its next run. */
 interface Behaviour {
   runs: number;
+  /** Called as the handler starts: the attempt's record is in the journal by then. */
+  running?: () => void;
   /** Awaited inside the handler before it returns. */
   gate?: Promise<void>;
   /** The handler throws this instead of returning. */
@@ -47,6 +49,7 @@ const clock = () => nowEpochMs;
 async function guardedRun(behaviour: Behaviour, context: object): Promise<{ amount: number; run: number }> {
   behaviour.runs++;
   const run = behaviour.runs;
+  behaviour.running?.();
   await behaviour.gate;
   await behaviour.during?.(idempotencyOf(context));
   if (behaviour.fail) throw behaviour.fail;
@@ -203,8 +206,9 @@ describe.each(ENTRY_POINTS)('%s on DynamoDB Local', (name) => {
   it('answers a duplicate that arrives while the first attempt holds its lease as in progress', async () => {
     let open!: () => void;
     behaviour.gate = new Promise((resolve) => (open = resolve));
+    const running = new Promise<void>((resolve) => (behaviour.running = resolve));
     const first = driver.send(key, { amount: 5 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await running;
     const duplicate = await driver.send(key, { amount: 5 });
     open();
 
@@ -231,8 +235,9 @@ describe.each(ENTRY_POINTS)('%s on DynamoDB Local', (name) => {
     behaviour.during = async (scope) => {
       if (scope.attempt === 1) await scope.beginEffect('charge');
     };
+    const running = new Promise<void>((resolve) => (behaviour.running = resolve));
     const stalled = driver.send(key, { amount: 5 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await running;
     nowEpochMs += 5_000;
     behaviour.gate = undefined;
     const takeover = await driver.send(key, { amount: 5 });

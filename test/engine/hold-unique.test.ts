@@ -6,7 +6,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import { httpIdempotency, idempotencyOf, MetricName, requestPk, uniquePk, type HttpResponse } from '../../src/index.js';
-import { dynamoJournal } from '../http/guarded-handler.js';
+import { dynamoJournal } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { metricCounter } from '../sqs/consumer-fixtures.js';
 

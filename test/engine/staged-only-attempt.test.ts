@@ -182,10 +182,12 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
 
   it('commits over a record past its expiresAt in one call (a transaction cannot say what it replaced: logged new)', async () => {
     const key = newKey();
-    await world.container(entryPoint, {}, { guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    let nowEpochMs = Date.now();
+    const clock = () => nowEpochMs;
+    await world.container(entryPoint, {}, { clock, guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
+    nowEpochMs += 1_100;
 
-    const reuse = await world.container(entryPoint, {}, { guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
+    const reuse = await world.container(entryPoint, {}, { clock, guard: { ttlSeconds: 1 } }).send({ key, amount: 100 });
 
     expect(reuse).toMatchObject({ status: 'new', code: undefined, commands: ONE_COMMIT });
     expect(await world.entries(key)).toBe(2);
@@ -197,13 +199,15 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     const inside = new Promise<void>((resolve) => (entered = resolve));
     let release!: () => void;
     const hold = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    let nowEpochMs = Date.now();
+    const clock = () => nowEpochMs;
     const stalled = world
-      .container(entryPoint, { hold }, { guard: { effects: 'any', leaseMs: 200 } })
+      .container(entryPoint, { hold }, { clock, guard: { effects: 'any', leaseMs: 200 } })
       .send({ key, amount: 100 });
     await inside;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    nowEpochMs += 300;
 
-    const staged = await world.container(entryPoint).send({ key, amount: 100 });
+    const staged = await world.container(entryPoint, {}, { clock }).send({ key, amount: 100 });
     release();
     const late = await stalled;
 

@@ -8,8 +8,7 @@ import {
   idempotencyOf,
   makeIdempotent,
 } from '../../src/index.js';
-import { createTable } from '../support/dynamodb.js';
-import { dynamoJournal } from '../http/guarded-handler.js';
+import { createTable, dynamoJournal } from '../support/dynamodb.js';
 
 type Charge = { key: string; tenantId: unknown; amount: number };
 

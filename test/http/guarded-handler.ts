@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DynamoDBJournal, httpIdempotency, type HttpIdempotencyOptions, type Journal } from '../../src/index.js';
-import { localClient, createJournalTable } from '../support/dynamodb.js';
+import { httpIdempotency, type HttpIdempotencyOptions, type Journal } from '../../src/index.js';
 import { lambdaContext } from '../support/lambda.js';
 
 /** A payments-like handler that counts its executions and answers 201 with a Location. */
@@ -17,15 +16,6 @@ export function countingHandler() {
     };
   };
   return { calls, handler };
-}
-
-/** A journal on a fresh DynamoDB Local table. */
-export async function dynamoJournal(
-  clientOptions?: Parameters<typeof localClient>[0],
-): Promise<{ journal: DynamoDBJournal; tableName: string; client: ReturnType<typeof localClient> }> {
-  const client = localClient(clientOptions);
-  const tableName = await createJournalTable(client);
-  return { journal: new DynamoDBJournal({ tableName, client }), tableName, client };
 }
 
 /** Wraps a handler with the middleware, as one Lambda container would. */

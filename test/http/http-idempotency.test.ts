@@ -1,8 +1,8 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBJournal, MetricName } from '../../src/index.js';
-import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
+import { countCalls, createJournalTable, dynamoJournal, localClient, nextCallAnswered } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
-import { countingHandler, dynamoJournal, guard } from './guarded-handler.js';
+import { countingHandler, guard } from './guarded-handler.js';
 
 const body = { amount: 1250, currency: 'EUR', orderId: 'ord_1' };
 
@@ -158,19 +158,25 @@ describe('httpIdempotency on DynamoDB Local', () => {
   });
 
   it('answers 409 with Retry-After while the first attempt holds its lease, or waits for it with policy wait', async () => {
-    const { journal } = await dynamoJournal();
-    let release: () => void = () => undefined;
+    const { journal, client } = await dynamoJournal();
+    let running!: () => void;
+    const firstRunning = new Promise<void>((resolve) => (running = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const slow = async () => {
-      await new Promise<void>((resolve) => (release = resolve));
+      running();
+      await released;
       return { statusCode: 201, body: 'slow' };
     };
     const first = guard(slow, journal)(httpEvent({ key: 'slow', body }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await firstRunning;
     const rejected = await guard(slow, journal)(httpEvent({ key: 'slow', body }));
     expect(rejected.statusCode).toBe(409);
     expect(JSON.parse(rejected.body).type).toBe('urn:idemkit:problem:request-in-progress');
+    const waiterMetTheRecord = nextCallAnswered(client);
     const waiting = guard(slow, journal, { inProgress: 'wait', waitMs: 5_000 })(httpEvent({ key: 'slow', body }));
-    setTimeout(() => release(), 300);
+    await waiterMetTheRecord;
+    release();
     await first;
     expect(await waiting).toMatchObject({ statusCode: 201, body: 'slow', headers: { 'Idempotent-Replayed': 'true' } });
   });

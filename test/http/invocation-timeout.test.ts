@@ -6,7 +6,7 @@
 import middy from '@middy/core';
 import { httpIdempotency, idempotencyOf, makeIdempotent, RecordStatus, requestPk } from '../../src/index.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
-import { dynamoJournal } from './guarded-handler.js';
+import { dynamoJournal } from '../support/dynamodb.js';
 
 const body = { amount: 1250, currency: 'EUR' };
 

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { httpIdempotency } from '../../src/index.js';
 import { lambdaContext } from '../support/lambda.js';
-import { dynamoJournal } from './guarded-handler.js';
+import { dynamoJournal } from '../support/dynamodb.js';
 
 /** A REST (v1) event with the given header maps, as API Gateway delivers them. */
 function restEvent(headers: Record<string, string>, multiValueHeaders: Record<string, string[]>) {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { httpIdempotency } from '../../src/index.js';
 import { lambdaContext } from '../support/lambda.js';
-import { dynamoJournal } from './guarded-handler.js';
+import { dynamoJournal } from '../support/dynamodb.js';
 
 type Authorizer = Record<string, unknown> | undefined;
 

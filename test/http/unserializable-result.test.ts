@@ -1,6 +1,7 @@
 import { RecordStatus } from '../../src/index.js';
 import { httpEvent } from '../support/lambda.js';
-import { dynamoJournal, guard } from './guarded-handler.js';
+import { dynamoJournal } from '../support/dynamodb.js';
+import { guard } from './guarded-handler.js';
 
 describe('httpIdempotency with a handler result JSON cannot carry', () => {
   it('answers 500 response-not-serializable to the first request and its retry, running the handler once', async () => {

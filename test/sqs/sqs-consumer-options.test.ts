@@ -1,7 +1,7 @@
 import { InvalidOptionsError, KeyMissingError, RequestInvalidError } from '../../src/core/index.js';
 import { MemoryJournal } from '../../src/journal/index.js';
 import { fromBodyField, fromMessageAttribute, sqsConsumer } from '../../src/sqs/index.js';
-import { sqsRecord } from '../support/sqs.js';
+import { sqsRecord } from '../../scripts/local/sqs-records.js';
 
 const journal = new MemoryJournal();
 const noop = async () => undefined;

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createStringKeyTable } from '../../scripts/local/tables.js';
 import { randomUUID } from 'node:crypto';
 
@@ -22,11 +23,39 @@ export async function createJournalTable(client: DynamoDBClient, prefix = 'journ
   return tableName;
 }
 
+/** A journal on a fresh DynamoDB Local table. */
+export async function dynamoJournal(
+  clientOptions?: Parameters<typeof localClient>[0],
+): Promise<{ journal: DynamoDBJournal; tableName: string; client: ReturnType<typeof localClient> }> {
+  const client = localClient(clientOptions);
+  const tableName = await createJournalTable(client);
+  return { journal: new DynamoDBJournal({ tableName, client }), tableName, client };
+}
+
 /** Creates a plain table keyed by `keyName` (string) and returns its name. */
 export async function createTable(client: DynamoDBClient, prefix: string, keyName = 'pk'): Promise<string> {
   const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
   await createStringKeyTable(client, tableName, keyName);
   return tableName;
+}
+
+/**
+ * Resolves once the next call made through `client` has its answer (a result or an error): a
+ * gate for "the other attempt has read what is in the journal".
+ */
+export function nextCallAnswered(client: DynamoDBClient): Promise<void> {
+  return new Promise((resolve) => {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } finally {
+          resolve();
+        }
+      },
+      { step: 'initialize' },
+    );
+  });
 }
 
 /** Counts DynamoDB calls made through a client, by command name. */

@@ -1,1 +1,2 @@
 export * from '../../scripts/local/sqs-queues.js';
+export * from '../../scripts/local/sqs-records.js';

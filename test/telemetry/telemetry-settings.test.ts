@@ -1,7 +1,8 @@
 import { sqsConsumer } from '../../src/sqs/index.js';
 import { httpEvent } from '../support/lambda.js';
 import { sqsRecord } from '../support/sqs.js';
-import { dynamoJournal, guard } from '../http/guarded-handler.js';
+import { dynamoJournal } from '../support/dynamodb.js';
+import { guard } from '../http/guarded-handler.js';
 import { metricCounter } from '../sqs/consumer-fixtures.js';
 
 type Environment = Record<string, string | undefined>;

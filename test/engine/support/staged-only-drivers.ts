@@ -101,8 +101,8 @@ export class StagedOnlyWorld {
   }
 
   /** A journal on the shared table through `client` (a fresh one by default, as a new container would have). */
-  journal(client: DynamoDBClient = this.client): DynamoDBJournal {
-    return new DynamoDBJournal({ tableName: this.journalTable, client });
+  journal(client: DynamoDBClient = this.client, clock?: () => number): DynamoDBJournal {
+    return new DynamoDBJournal({ tableName: this.journalTable, client, clock });
   }
 
   /** Ledger entries committed for `key`. */
@@ -140,17 +140,21 @@ export class StagedOnlyWorld {
     await doc.send(new PutCommand({ TableName: this.domainTable, Item: { pk: `acct#${account}`, balance } }));
   }
 
-  /** A container of `entryPoint` running the payment handler under `effects: 'staged-only'`. */
+  /**
+   * A container of `entryPoint` running the payment handler under `effects: 'staged-only'`;
+   * `clock` is the time its guard and its journal read (epoch ms, `Date.now` by default).
+   */
   container(
     entryPoint: EntryPoint,
     behaviour: Behaviour = {},
-    options: { client?: DynamoDBClient; guard?: Partial<GuardOptions> } = {},
+    options: { client?: DynamoDBClient; clock?: () => number; guard?: Partial<GuardOptions> } = {},
   ): Container {
     const client = options.client ?? localClient();
     const calls = countCalls(client);
     const telemetry = captureTelemetry();
     const guard: GuardOptions = {
-      journal: this.journal(client),
+      journal: this.journal(client, options.clock),
+      ...(options.clock ? { clock: options.clock } : {}),
       effects: 'staged-only',
       logger: telemetry.logger,
       metrics: telemetry.metrics,
