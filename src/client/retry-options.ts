@@ -173,12 +173,19 @@ function readSignal(value: unknown): AbortSignal | undefined {
 
 /** The limits that decide whether, and after how long, a retryable outcome is retried. */
 export interface RetryPolicy {
+  /** Attempts in all, the first included. */
   readonly maxAttempts: number;
+  /** Cap of the first backoff; it doubles per retry, up to `maxDelayMs`. */
   readonly baseDelayMs: number;
+  /** Largest backoff before jitter. */
   readonly maxDelayMs: number;
+  /** Total time after which no retry starts, from the first attempt's start. */
   readonly deadlineMs: number;
+  /** A server's `Retry-After` above this stops retrying instead of waiting. */
   readonly maxRetryAfterMs: number;
+  /** The retry budget every retry spends from, if any. */
   readonly budget: RetryBudget | undefined;
+  /** A number in [0, 1) for the full jitter (`Math.random` unless a test seeds it). */
   readonly random: () => number;
 }
 
