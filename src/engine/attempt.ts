@@ -18,7 +18,7 @@ import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journ
 import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import { AttemptLog } from './attempt-log.js';
 import { CountedJournal } from './counted-journal.js';
-import { decide, type AttemptOutcome, type Decision } from './decision.js';
+import { decide, unreadableAsFound, type AttemptOutcome, type Decision } from './decision.js';
 import {
   assertLeasedForDurable,
   durableExecutionOf,
@@ -372,21 +372,23 @@ export class Attempt {
         assertStoredResponse(response);
         return { kind: 'superseded', response };
       }
-      case 'review':
+      case 'review': {
         if (answering) throw new NeedsReviewError(decision.record);
+        let marked = false;
         if (decision.abandon) {
-          try {
-            await this.journal.markAbandonedUnknown(decision.record.pk, decision.record.leaseToken);
-            this.note('markedUnknown');
-            throw new NeedsReviewError(decision.record);
-          } catch (error) {
-            // Changed since it was read: admitting decides again; a commit answers with what it found.
-            if (!(error instanceof LeaseLostError)) throw error;
-            if (phase === 'admission') return RACED;
-          }
+          marked = await this.journal.markAbandonedUnknown(decision.record.pk, decision.record.leaseToken).then(
+            () => true,
+            (error: unknown) => {
+              if (error instanceof LeaseLostError) return false;
+              throw error;
+            },
+          );
+          // Changed since it was read: admitting decides again; a commit answers with what it found.
+          if (!marked && phase === 'admission') return RACED;
         }
-        this.note('foundUnknown');
+        this.note(marked ? 'markedUnknown' : 'foundUnknown');
         throw new NeedsReviewError(decision.record);
+      }
       case 'resume':
         if (phase !== 'admission') break;
         // A replay of the execution holding the record: its own lease, not a duplicate's 409.
@@ -700,12 +702,6 @@ function leaseMsFor(
   if (settings.leaseMs !== undefined) return settings.leaseMs;
   const remainingMs = remainingTimeMs?.();
   return remainingMs !== undefined ? remainingMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
-}
-
-/** A read that found a record the guard cannot read hands the error to {@link decide}, which refuses it. */
-function unreadableAsFound(error: unknown): RecordUnreadableError {
-  if (error instanceof RecordUnreadableError) return error;
-  throw error;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { RecordUnreadableError } from '../core/index.js';
 import { JournalGuard, RecordStatus, type JournalRecord } from '../journal/index.js';
 import { MetricName, type AttemptStatus } from '../telemetry/index.js';
+import { isOwnExecution } from './durable-execution.js';
 
 /**
  * What a record found in an attempt's way means, decided in one place for every path that
@@ -69,14 +70,8 @@ export function decide(found: JournalRecord | RecordUnreadableError | undefined,
   const record = found;
   if (record.fingerprint !== input.fingerprint) return { kind: 'mismatch', record };
   if (record.status === RecordStatus.completed) return { kind: 'replay', record };
+  if (isOwnExecution(record, input.durableExecutionArn, input.nowEpochMs)) return { kind: 'resume', record };
   const leaseEnded = record.leaseUntilEpochMs < input.nowEpochMs;
-  if (
-    input.durableExecutionArn !== undefined &&
-    record.durableExecutionArn === input.durableExecutionArn &&
-    record.status === RecordStatus.inProgress &&
-    !leaseEnded
-  )
-    return { kind: 'resume', record };
   // UNKNOWN, or an effect began under a lease that ended: its holder may have vanished after the effect.
   if (record.status === RecordStatus.unknown || (record.effectStarted && leaseEnded)) {
     if (input.mode === 'leased' && input.recoverHook) return { kind: 'recover', record };
@@ -141,3 +136,9 @@ export const ATTEMPT_OUTCOMES: {
   legacyHit: { metrics: [MetricName.legacyHit] },
   replicatedWriteConflict: { metrics: [MetricName.replicatedWriteConflict] },
 });
+
+/** A read that found a record the guard cannot read hands the error to {@link decide}, which refuses it. */
+export function unreadableAsFound(error: unknown): RecordUnreadableError {
+  if (error instanceof RecordUnreadableError) return error;
+  throw error;
+}

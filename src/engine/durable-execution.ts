@@ -59,14 +59,10 @@ export function durableExecutionOf(context: unknown): DurableExecution | undefin
  * replays and continues under the record's own lease token. Any other attempt (another
  * execution's included) meets the record as usual.
  */
-export function isOwnExecution(
-  record: JournalRecord,
-  execution: DurableExecution | undefined,
-  nowEpochMs: number,
-): boolean {
+export function isOwnExecution(record: JournalRecord, executionArn: string | undefined, nowEpochMs: number): boolean {
   return (
-    execution !== undefined &&
-    record.durableExecutionArn === execution.executionArn &&
+    executionArn !== undefined &&
+    record.durableExecutionArn === executionArn &&
     record.status === RecordStatus.inProgress &&
     record.leaseUntilEpochMs >= nowEpochMs
   );

@@ -6,7 +6,7 @@ import {
   type JournalRecord,
   type StagedCommitResult,
 } from '../journal/index.js';
-import { decide, type Decision } from './decision.js';
+import { decide, unreadableAsFound, type Decision } from './decision.js';
 import { AttemptScope, type AttemptScopeInit } from './scope.js';
 import { storeOrMark, type Stored } from './stored-outcome.js';
 
@@ -173,10 +173,7 @@ export class StagedOnlySettlement implements Settlement {
         if (++races > MAX_COMMIT_RACES)
           throw new JournalUnavailableError(`The commit met a concurrent transaction ${races} times`);
         await this.context.sleep(Math.random() * RACE_PAUSE_MS * 2 ** races);
-        found = await this.context.journal.get(this.scope.pk).catch((error: unknown) => {
-          if (error instanceof RecordUnreadableError) return error;
-          throw error;
-        });
+        found = await this.context.journal.get(this.scope.pk).catch(unreadableAsFound);
         // An SDK resend of ours, cancelled by our own commit still in flight: the record is ours.
         if (!(found instanceof RecordUnreadableError) && found?.leaseToken === this.scope.leaseToken)
           return { kind: 'stored', stored, claimedKey: true };
