@@ -20,6 +20,7 @@ import { Telemetry, newTrace } from '../src/telemetry/telemetry.js';
 import { recordPayment, paymentResponse } from './fixtures/record-payment.js';
 import { TTL_SECONDS } from './harness/contenders.js';
 import { lambdaContext, newKey, paymentEvent } from './harness/events.js';
+import { floorRecordItem } from './harness/writing-contenders.js';
 import { median } from './harness/stats.js';
 
 /**
@@ -86,22 +87,7 @@ async function capturedInput(): Promise<TransactWriteItemsCommandInput> {
 function floorInput(): TransactWriteItemsCommandInput {
   const { id, answer } = paymentResponse({ amount: 4_999, currency: 'EUR' });
   const now = Date.now();
-  const record = {
-    pk: requestPk('tenant-1', 'POST /payments', newKey()),
-    kind: 'request',
-    status: 'COMPLETED',
-    fingerprint: 'f'.repeat(64),
-    leaseToken: randomUUID(),
-    leaseUntil: now,
-    attempt: 1,
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: Math.floor(now / 1000) + TTL_SECONDS,
-    evidence: {},
-    effectStarted: false,
-    responseEncoding: 'json',
-    response: JSON.stringify({ value: { statusCode: 201, body: answer.body, headers: answer.headers } }),
-  };
+  const record = floorRecordItem(newKey(), answer, now);
   const payment = {
     pk: `pay#${id}`,
     idempotencyKey: 'k',

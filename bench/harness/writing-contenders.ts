@@ -105,22 +105,7 @@ function bareTransaction(
     const { id, answer } = paymentResponse(request);
     const key = event.headers['idempotency-key'] ?? '';
     const now = Date.now();
-    const record = {
-      pk: requestPk('tenant-1', 'POST /payments', key),
-      kind: 'request',
-      status: 'COMPLETED',
-      fingerprint: 'f'.repeat(64),
-      leaseToken: randomUUID(),
-      leaseUntil: now,
-      attempt: 1,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: Math.floor(now / 1000) + TTL_SECONDS,
-      evidence: {},
-      effectStarted: false,
-      responseEncoding: 'json',
-      response: JSON.stringify({ value: { statusCode: 201, body: answer.body, headers: answer.headers } }),
-    };
+    const record = floorRecordItem(key, answer, now);
     const payment: PaymentItem = {
       pk: `pay#${id}`,
       idempotencyKey: key,
@@ -198,4 +183,31 @@ async function run(invocation: () => Promise<unknown>): Promise<Outcome> {
   } catch (error) {
     return { error: (error as Error).name };
   }
+}
+
+/**
+ * The completed record a bare transaction writes for the floor: shaped like idemkit's (every
+ * attribute a real record carries, the answer stored inline), so the floor moves the same bytes.
+ */
+export function floorRecordItem(
+  key: string,
+  answer: { readonly body?: string; readonly headers?: unknown },
+  nowEpochMs: number,
+): Record<string, unknown> {
+  return {
+    pk: requestPk('tenant-1', 'POST /payments', key),
+    kind: 'request',
+    status: 'COMPLETED',
+    fingerprint: 'f'.repeat(64),
+    leaseToken: randomUUID(),
+    leaseUntil: nowEpochMs,
+    attempt: 1,
+    createdAt: nowEpochMs,
+    updatedAt: nowEpochMs,
+    expiresAt: Math.floor(nowEpochMs / 1000) + TTL_SECONDS,
+    evidence: {},
+    effectStarted: false,
+    responseEncoding: 'json',
+    response: JSON.stringify({ value: { statusCode: 201, body: answer.body, headers: answer.headers } }),
+  };
 }
