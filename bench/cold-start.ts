@@ -5,6 +5,7 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median } from './harness/stats.js';
+import { HANDLER_BUNDLE_OPTIONS } from './scenarios/bundle.js';
 
 /**
  * Where the cold start goes: four esbuild bundles with the AWS SDK inside (a bare handler with
@@ -18,8 +19,6 @@ import { median } from './harness/stats.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const OUT_DIR = join(root, 'node_modules', '.cache', `idemkit-cold-start-${process.pid}`);
-const REQUIRE_BANNER =
-  "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);";
 
 /** The four set-ups, each a handler module in bench/fixtures. */
 export const COLD_SETUPS = {
@@ -46,14 +45,8 @@ async function bundle(setup: ColdSetup): Promise<{ file: string; metafile: Metaf
     entryPoints: [COLD_SETUPS[setup].entry],
     absWorkingDir: root,
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minify: true,
+    ...HANDLER_BUNDLE_OPTIONS,
     metafile: true,
-    logLevel: 'silent',
-    banner: { js: REQUIRE_BANNER },
   });
   return { file, metafile: out.metafile };
 }

@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HANDLER_BUNDLE_OPTIONS } from './scenarios/bundle.js';
 
 /**
  * Where one bundle's cold import spends its time, per package (idemkit's own code per `src/`
@@ -36,16 +37,8 @@ try {
     entryPoints: [entry],
     absWorkingDir: root,
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minify: true,
+    ...HANDLER_BUNDLE_OPTIONS,
     sourcemap: 'external',
-    logLevel: 'silent',
-    banner: {
-      js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);",
-    },
   });
   const map = new SourceMap(JSON.parse(await readFile(`${file}.map`, 'utf8')));
   const selfMs = new Map<string, number>();

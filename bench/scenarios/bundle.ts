@@ -20,6 +20,17 @@ const OUT_DIR = join('node_modules', '.cache', `idemkit-bench-${process.pid}`);
 const REQUIRE_BANNER =
   "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);";
 
+/** The esbuild options every measured handler bundle shares: one minified ES module for Node 20, able to require(). */
+export const HANDLER_BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  minify: true,
+  logLevel: 'silent',
+  banner: { js: REQUIRE_BANNER },
+} as const;
+
 /** How a handler is bundled: esbuild options beyond the shared ones. */
 export const BUNDLE_VARIANTS = {
   bundled: {
@@ -82,16 +93,10 @@ async function bundle(
     entryPoints: [FIXTURES[library]],
     absWorkingDir: root,
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minify: true,
+    ...HANDLER_BUNDLE_OPTIONS,
     metafile: true,
-    logLevel: 'silent',
     external: [...external],
     ...(mainFields ? { mainFields: [...mainFields] } : {}),
-    banner: { js: REQUIRE_BANNER },
   });
   return { file, metafile: out.metafile };
 }
