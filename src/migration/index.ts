@@ -1,8 +1,14 @@
-export { legacyLookupFor, powertoolsPayloadHash, powertoolsRecordId } from './powertools-record.js';
+export {
+  legacyLookupFor,
+  loadPowertoolsSearch,
+  powertoolsPayloadHash,
+  powertoolsRecordId,
+} from './powertools-record.js';
 export {
   resolveMigrateFrom,
   type MigrateFromOptions,
   type PowertoolsAttributeNames,
   type PowertoolsMigrationOptions,
+  type PowertoolsSearch,
   type PowertoolsSource,
 } from './powertools-options.js';

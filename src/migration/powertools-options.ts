@@ -1,15 +1,7 @@
 import { getHashes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  EmptyExpressionError,
-  IncompleteExpressionError,
-  LexerError,
-  ParseError,
-  search,
-  UnknownFunctionError,
-} from '@aws-lambda-powertools/jmespath';
-import { PowertoolsFunctions, type Functions } from '@aws-lambda-powertools/jmespath/functions';
+import type { Functions } from '@aws-lambda-powertools/jmespath/functions';
 import {
   assertKnownOptions,
   InvalidOptionsError,
@@ -126,9 +118,13 @@ export interface PowertoolsSource {
   readonly attributes: Required<Omit<PowertoolsAttributeNames, 'sortKey'>> & { readonly sortKey?: string };
   readonly staticPkValue?: string;
   readonly hashFunction: string;
-  readonly jmesPathOptions: { readonly customFunctions: Functions };
+  /** The functions the expressions may call; undefined for Powertools' own (`PowertoolsFunctions`). */
+  readonly jmesPathFunctions?: Functions;
   readonly untilEpochMs?: number;
 }
+
+/** Evaluates a JMESPath expression as Powertools does (`loadPowertoolsSearch`). */
+export type PowertoolsSearch = (expression: string, data: unknown) => unknown;
 
 const OPTION_NAMES = [
   'tableName',
@@ -151,10 +147,12 @@ const DEFAULT_ATTRIBUTES = {
   validation: 'validation',
 } as const;
 const ATTRIBUTE_NAMES = [...Object.keys(DEFAULT_ATTRIBUTES), 'sortKey'];
-/** Errors of the expression itself, as opposed to errors of evaluating it on one event. */
-const SYNTAX_ERRORS = [LexerError, ParseError, IncompleteExpressionError, EmptyExpressionError, UnknownFunctionError];
 
-/** Validates `migrateFrom` once, when the factory is called; an unknown name throws and names it. */
+/**
+ * Validates `migrateFrom` once, when the factory is called; an unknown name throws and names it.
+ * The expressions are checked to be strings here and compiled by `loadPowertoolsSearch`, which
+ * the factory starts at once but which ends after it returns (JMESPath is loaded on first need).
+ */
 export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsSource | undefined {
   if (value === undefined) return undefined;
   assertKnownOptions(`${factory} (migrateFrom)`, value, ['powertools']);
@@ -183,13 +181,11 @@ export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsS
   ) {
     throw new InvalidOptionsError(`${factory}: option '${name('jmesPathFunctions')}' must be a Functions instance`);
   }
-  const jmesPathOptions = { customFunctions: options.jmesPathFunctions ?? new PowertoolsFunctions() };
-  checkExpression(`${factory}: option '${name('eventKeyJmesPath')}'`, options.eventKeyJmesPath, jmesPathOptions, true);
+  checkExpression(`${factory}: option '${name('eventKeyJmesPath')}'`, options.eventKeyJmesPath, true);
   if (options.payloadValidationJmesPath !== undefined) {
     checkExpression(
       `${factory}: option '${name('payloadValidationJmesPath')}'`,
       options.payloadValidationJmesPath,
-      jmesPathOptions,
       false,
     );
   }
@@ -212,29 +208,17 @@ export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsS
     attributes,
     staticPkValue: attributes.sortKey === undefined ? undefined : staticPkValue,
     hashFunction,
-    jmesPathOptions,
+    jmesPathFunctions: options.jmesPathFunctions,
     untilEpochMs: options.until?.getTime(),
   };
 }
 
-/** Compiles the expression once so a typo fails at deploy, not on the first request. */
-function checkExpression(
-  name: string,
-  expression: unknown,
-  jmesPathOptions: PowertoolsSource['jmesPathOptions'],
-  emptyAllowed: boolean,
-): void {
+/** An expression must be a string (non-empty unless the whole event is meant); `loadPowertoolsSearch` compiles it. */
+function checkExpression(name: string, expression: unknown, emptyAllowed: boolean): asserts expression is string {
   if (typeof expression !== 'string' || (!emptyAllowed && expression.length === 0)) {
     throw new InvalidOptionsError(
       `${name} must be a JMESPath expression${emptyAllowed ? " ('' for the whole event)" : ''}`,
     );
-  }
-  if (expression.length === 0) return;
-  try {
-    search(expression, {}, jmesPathOptions);
-  } catch (error) {
-    if (SYNTAX_ERRORS.some((type) => error instanceof type))
-      throw new InvalidOptionsError(`${name} is not a valid JMESPath expression: ${(error as Error).message}`);
   }
 }
 

@@ -2,9 +2,8 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EngineSettings, LegacyDecision, LegacyLookup } from '../engine/index.js';
 import { InvalidOptionsError, JournalUnavailableError } from '../core/index.js';
-import { resolveMigrateFrom, type PowertoolsSource } from './powertools-options.js';
+import { resolveMigrateFrom, type PowertoolsSearch, type PowertoolsSource } from './powertools-options.js';
 import { createHash } from 'node:crypto';
-import { search } from '@aws-lambda-powertools/jmespath';
 
 /** Status values `@aws-lambda-powertools/idempotency` writes (`EXPIRED` is computed, never stored). */
 const PowertoolsStatus = { inProgress: 'INPROGRESS', completed: 'COMPLETED' } as const;
@@ -17,14 +16,19 @@ const PowertoolsStatus = { inProgress: 'INPROGRESS', completed: 'COMPLETED' } as
  * record replays its `data` and a live one is in progress.
  *
  * @example
- * const reader = new PowertoolsRecordReader(source, Date.now);
+ * const reader = new PowertoolsRecordReader(source, Date.now, loadPowertoolsSearch('test', source));
  * const decision = await reader.decide(event, () => calls++);
  */
 export class PowertoolsRecordReader {
   constructor(
     private readonly source: PowertoolsSource,
     private readonly clock: () => number,
-  ) {}
+    /** Settles after the factory returns; a rejection (an expression that does not compile) is thrown by every lookup. */
+    private readonly searching: Promise<PowertoolsSearch>,
+  ) {
+    // Answered by the first lookup, never as an unhandled rejection of the process.
+    searching.catch(() => undefined);
+  }
 
   /** One consistent `GetItem` while the window is open and the event has a Powertools key; none otherwise. */
   async decide(event: unknown, countCall: () => void): Promise<LegacyDecision> {
@@ -32,7 +36,8 @@ export class PowertoolsRecordReader {
     const nowEpochMs = this.clock();
     if (source.untilEpochMs !== undefined && nowEpochMs >= source.untilEpochMs)
       return { kind: 'none', reason: 'window-closed' };
-    const id = powertoolsRecordId(event, source);
+    const search = await this.searching;
+    const id = powertoolsRecordId(event, source, search);
     if (id === undefined) return { kind: 'none', reason: 'no-key' };
     countCall();
     const item = await this.read(id);
@@ -50,7 +55,7 @@ export class PowertoolsRecordReader {
     if (
       source.payloadValidationJmesPath !== undefined &&
       typeof storedHash === 'string' &&
-      storedHash !== powertoolsPayloadHash(event, source)
+      storedHash !== powertoolsPayloadHash(event, source, search)
     ) {
       return { kind: 'mismatch' };
     }
@@ -96,8 +101,21 @@ export function legacyLookupFor(
       `${factory}: option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)`,
     );
   }
-  const reader = new PowertoolsRecordReader(source, settings.clock);
+  const reader = new PowertoolsRecordReader(source, settings.clock, loadPowertoolsSearch(factory, source));
   return (legacyEvent, countCall) => reader.decide(legacyEvent, countCall);
+}
+
+/**
+ * Loads Powertools' JMESPath and compiles the source's expressions. Started when the factory is
+ * called, so it has settled by the first request of a function that builds its guard at load; it
+ * is imported on first need because only a `migrateFrom` lookup evaluates JMESPath, and the
+ * package's evaluation was a third of the guard's cold import.
+ *
+ * @throws InvalidOptionsError (as a rejection) naming the expression that does not compile
+ */
+export async function loadPowertoolsSearch(factory: string, source: PowertoolsSource): Promise<PowertoolsSearch> {
+  const jmespath = await import('./powertools-jmespath.js');
+  return jmespath.compilePowertoolsSearch(factory, source);
 }
 
 /**
@@ -107,10 +125,13 @@ export function legacyLookupFor(
  * record for the event: the selection is null (it skips such events), or evaluating the
  * expression or hashing the selection throws (it fails before writing).
  */
-export function powertoolsRecordId(event: unknown, source: PowertoolsSource): string | undefined {
+export function powertoolsRecordId(
+  event: unknown,
+  source: PowertoolsSource,
+  search: PowertoolsSearch,
+): string | undefined {
   try {
-    const selection =
-      source.eventKeyJmesPath === '' ? event : search(source.eventKeyJmesPath, event as never, source.jmesPathOptions);
+    const selection = source.eventKeyJmesPath === '' ? event : search(source.eventKeyJmesPath, event);
     if (source.eventKeyJmesPath !== '' && (selection === null || selection === undefined)) return undefined;
     return `${source.keyPrefix}#${digest(selection, source.hashFunction)}`;
   } catch {
@@ -122,13 +143,14 @@ export function powertoolsRecordId(event: unknown, source: PowertoolsSource): st
  * The validation hash Powertools stores for an event (`payloadValidationJmesPath`), or
  * undefined when evaluating it fails: then the event cannot be the one that was stored.
  */
-export function powertoolsPayloadHash(event: unknown, source: PowertoolsSource): string | undefined {
+export function powertoolsPayloadHash(
+  event: unknown,
+  source: PowertoolsSource,
+  search: PowertoolsSearch,
+): string | undefined {
   if (source.payloadValidationJmesPath === undefined) return undefined;
   try {
-    return digest(
-      search(source.payloadValidationJmesPath, event as never, source.jmesPathOptions),
-      source.hashFunction,
-    );
+    return digest(search(source.payloadValidationJmesPath, event), source.hashFunction);
   } catch {
     return undefined;
   }

@@ -2,7 +2,14 @@ import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import fc from 'fast-check';
 import { InvalidOptionsError } from '../../../src/index.js';
-import { powertoolsPayloadHash, powertoolsRecordId, resolveMigrateFrom } from '../../../src/migration/index.js';
+import {
+  loadPowertoolsSearch,
+  powertoolsPayloadHash,
+  powertoolsRecordId,
+  resolveMigrateFrom,
+  type PowertoolsSearch,
+  type PowertoolsSource,
+} from '../../../src/migration/index.js';
 
 /** Powertools' own key derivation, through its persistence layer configured as a middleware configures it. */
 function powertoolsLayer(config: ConstructorParameters<typeof IdempotencyConfig>[0], keyPrefix = 'create-payment') {
@@ -14,8 +21,12 @@ function powertoolsLayer(config: ConstructorParameters<typeof IdempotencyConfig>
   };
 }
 
-function source(options: Record<string, unknown>) {
-  return resolveMigrateFrom('test', { powertools: { tableName: 'legacy', keyPrefix: 'create-payment', ...options } })!;
+/** A validated source with its expressions compiled, as a guard's first lookup has it. */
+async function source(options: Record<string, unknown>): Promise<[PowertoolsSource, PowertoolsSearch]> {
+  const resolved = resolveMigrateFrom('test', {
+    powertools: { tableName: 'legacy', keyPrefix: 'create-payment', ...options },
+  })!;
+  return [resolved, await loadPowertoolsSearch('test', resolved)];
 }
 
 // Keys that differ only in case and nest at every depth: what the case-insensitive deep sort must order as Powertools does.
@@ -41,62 +52,65 @@ describe('Powertools key derivation', () => {
   beforeEach(() => jest.spyOn(console, 'warn').mockImplementation(() => undefined));
   afterEach(() => jest.restoreAllMocks());
 
-  it('gives every JSON body the id Powertools gives it (JMESPath, prefix, deep sort, md5 base64)', () => {
+  it('gives every JSON body the id Powertools gives it (JMESPath, prefix, deep sort, md5 base64)', async () => {
     const layer = powertoolsLayer({ eventKeyJmesPath: 'powertools_json(body)' });
-    const ours = source({ eventKeyJmesPath: 'powertools_json(body)' });
+    const ours = await source({ eventKeyJmesPath: 'powertools_json(body)' });
     fc.assert(
       fc.property(jsonValue, (body) => {
         const event = { body: JSON.stringify(body) };
-        expect(powertoolsRecordId(event, ours)).toBe(layer.getHashedIdempotencyKey(event));
+        expect(powertoolsRecordId(event, ...ours)).toBe(layer.getHashedIdempotencyKey(event));
       }),
       { numRuns: 300 },
     );
   });
 
-  it('hashes the whole event when the expression is empty, as Powertools does without one', () => {
+  it('hashes the whole event when the expression is empty, as Powertools does without one', async () => {
     const layer = powertoolsLayer({});
-    const ours = source({ eventKeyJmesPath: '' });
+    const ours = await source({ eventKeyJmesPath: '' });
     fc.assert(
       fc.property(jsonValue, (input) =>
-        expect(powertoolsRecordId(input, ours)).toBe(layer.getHashedIdempotencyKey(input)),
+        expect(powertoolsRecordId(input, ...ours)).toBe(layer.getHashedIdempotencyKey(input)),
       ),
       { numRuns: 100 },
     );
   });
 
-  it('gives the validation hash Powertools stores, with another hash function', () => {
+  it('gives the validation hash Powertools stores, with another hash function', async () => {
     const config = {
       eventKeyJmesPath: 'orderId',
       payloadValidationJmesPath: '[amount, currency]',
       hashFunction: 'sha256',
     };
     const layer = powertoolsLayer(config);
-    const ours = source({
+    const ours = await source({
       eventKeyJmesPath: 'orderId',
       payloadValidationJmesPath: '[amount, currency]',
       hashFunction: 'sha256',
     });
     const input = { orderId: 'ord_1', amount: 1250, currency: 'EUR' };
-    expect(powertoolsRecordId(input, ours)).toBe(layer.getHashedIdempotencyKey(input));
-    expect(powertoolsPayloadHash(input, ours)).toBe(layer.getHashedPayload(input));
+    expect(powertoolsRecordId(input, ...ours)).toBe(layer.getHashedIdempotencyKey(input));
+    expect(powertoolsPayloadHash(input, ...ours)).toBe(layer.getHashedPayload(input));
   });
 
-  it('trims the key prefix as Powertools does', () => {
+  it('trims the key prefix as Powertools does', async () => {
     const layer = powertoolsLayer({ eventKeyJmesPath: 'orderId' }, '  payments  ');
-    expect(powertoolsRecordId({ orderId: 'o' }, source({ keyPrefix: ' payments ', eventKeyJmesPath: 'orderId' }))).toBe(
-      layer.getHashedIdempotencyKey({ orderId: 'o' }),
-    );
+    expect(
+      powertoolsRecordId({ orderId: 'o' }, ...(await source({ keyPrefix: ' payments ', eventKeyJmesPath: 'orderId' }))),
+    ).toBe(layer.getHashedIdempotencyKey({ orderId: 'o' }));
   });
 
-  it('has no id for an event whose selection is null, which Powertools does not guard', () => {
+  it('has no id for an event whose selection is null, which Powertools does not guard', async () => {
     expect(
-      powertoolsRecordId({ body: '{}' }, source({ eventKeyJmesPath: 'powertools_json(body).orderId' })),
+      powertoolsRecordId({ body: '{}' }, ...(await source({ eventKeyJmesPath: 'powertools_json(body).orderId' }))),
     ).toBeUndefined();
   });
 
-  it('has no id for an event whose expression cannot be evaluated, which Powertools fails before writing', () => {
+  it('has no id for an event whose expression cannot be evaluated, which Powertools fails before writing', async () => {
     expect(
-      powertoolsRecordId({ body: 'not json' }, source({ eventKeyJmesPath: 'powertools_json(body).orderId' })),
+      powertoolsRecordId(
+        { body: 'not json' },
+        ...(await source({ eventKeyJmesPath: 'powertools_json(body).orderId' })),
+      ),
     ).toBeUndefined();
   });
 });
@@ -116,15 +130,11 @@ describe('migrateFrom options', () => {
       "unknown option 'expiry'",
     ],
     ['a missing key prefix', { powertools: { ...valid, keyPrefix: '  ' } }, 'keyPrefix'],
+    ['an expression that is not a string', { powertools: { ...valid, eventKeyJmesPath: 42 } }, 'eventKeyJmesPath'],
     [
-      'an expression with a syntax error',
-      { powertools: { ...valid, eventKeyJmesPath: 'body.[' } },
-      'not a valid JMESPath expression',
-    ],
-    [
-      'an unknown JMESPath function',
-      { powertools: { ...valid, payloadValidationJmesPath: 'powertools_yaml(body)' } },
-      'not a valid JMESPath expression',
+      'an empty validation expression',
+      { powertools: { ...valid, payloadValidationJmesPath: '' } },
+      'payloadValidationJmesPath',
     ],
     [
       'a sort key without its partition value',
@@ -139,7 +149,23 @@ describe('migrateFrom options', () => {
     expect(() => resolveMigrateFrom('httpIdempotency', migrateFrom)).toThrow(message);
   });
 
-  it('accepts an expression that fails only on some events', () => {
+  it.each([
+    ['an expression with a syntax error', { eventKeyJmesPath: 'body.[' }, 'eventKeyJmesPath'],
+    [
+      'an unknown JMESPath function',
+      { payloadValidationJmesPath: 'powertools_yaml(body)' },
+      'payloadValidationJmesPath',
+    ],
+  ])('refuses %s when JMESPath compiles it, naming the option', async (_, expressions, option) => {
+    const resolved = resolveMigrateFrom('httpIdempotency', { powertools: { ...valid, ...expressions } })!;
+    const compiling = loadPowertoolsSearch('httpIdempotency', resolved);
+    await expect(compiling).rejects.toThrow(InvalidOptionsError);
+    await expect(compiling).rejects.toThrow(
+      `option 'migrateFrom.powertools.${option}' is not a valid JMESPath expression`,
+    );
+  });
+
+  it('accepts an expression that fails only on some events', async () => {
     expect(
       resolveMigrateFrom('httpIdempotency', {
         powertools: { ...valid, eventKeyJmesPath: 'powertools_json(body).orderId' },
