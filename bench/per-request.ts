@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Session } from 'node:inspector';
 import { Readable } from 'node:stream';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBJournal, httpIdempotency, idempotencyOf } from '../src/index.js';
 import { createPayment } from './fixtures/create-payment.js';
 import { paymentResponse, recordPayment } from './fixtures/record-payment.js';
@@ -37,6 +41,8 @@ export const PER_REQUEST = {
   stagedOnly: "idemkit `effects: 'staged-only'`, one staged `Put`",
   idemkit: 'idemkit default, new key, no write',
   powertools: 'Powertools, new key, no write',
+  idemkitQuiet: 'idemkit default, its log line and metric switched off (no-op sinks)',
+  powertoolsObserved: 'Powertools + Logger + Metrics, the handler writing one log line and one metric',
 } as const;
 type Contender = keyof typeof PER_REQUEST;
 const CONTENDERS = Object.keys(PER_REQUEST) as Contender[];
@@ -95,9 +101,41 @@ function build(contender: Contender, bytes: { sent: number }): Invoke {
     const handler = middy(createPayment()).use(powertoolsIdempotency(client, 'powertools').middleware);
     return (event) => handler(event, lambdaContext());
   }
+  if (contender === 'powertoolsObserved') {
+    // The observability idemkit gives each attempt, written by hand around the same Powertools guard.
+    const logger = new Logger({ serviceName: 'payments' });
+    const metrics = new Metrics({ namespace: 'payments', serviceName: 'payments' });
+    const payment = createPayment();
+    const observed = async (event: APIGatewayProxyEventV2) => {
+      const answer = await payment(event);
+      logger.info('idempotency', {
+        idempotency_key_hash: event.headers['idempotency-key'],
+        idempotency_status: 'new',
+        response_code: answer.statusCode,
+        resource_id: answer.headers?.location,
+      });
+      metrics.addDimension('Operation', 'POST /payments');
+      metrics.addMetric('NewRequest', MetricUnit.Count, 1);
+      return answer;
+    };
+    const handler = middy(observed)
+      .use(injectLambdaContext(logger))
+      .use(logMetrics(metrics))
+      .use(powertoolsIdempotency(client, 'powertools').middleware);
+    return (event) => handler(event, lambdaContext());
+  }
   const journal = new DynamoDBJournal({ tableName: 'journal', client });
   if (contender === 'idemkit') {
     const handler = middy(createPayment()).use(httpIdempotency({ journal, ttlSeconds: TTL_SECONDS }));
+    return (event) => handler(event, lambdaContext());
+  }
+  if (contender === 'idemkitQuiet') {
+    const logger = { info: () => undefined, error: () => undefined };
+    const single = { addDimension: () => undefined, addMetric: () => undefined };
+    const metrics = { singleMetric: () => single } as never;
+    const handler = middy(createPayment()).use(
+      httpIdempotency({ journal, ttlSeconds: TTL_SECONDS, logger, metrics }),
+    );
     return (event) => handler(event, lambdaContext());
   }
   const handler = middy(
@@ -186,6 +224,38 @@ function profile(contender: Contender, perRun: number): Record<string, number> {
   }
 }
 
+/**
+ * Instructions per request of one contender, counted by valgrind's callgrind (deterministic under any load): the
+ * process run with `--count` 140 less the one run with 40, divided by 100, so start-up and warm-up cancel out.
+ */
+function instructionsPerRequest(contender: Contender): number {
+  const count = (requests: number) => {
+    const run = spawnSync(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--callgrind-out-file=/dev/null',
+        process.execPath,
+        '--no-warnings',
+        '--jitless',
+        '--single-threaded',
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--only',
+        contender,
+        '--count',
+        String(requests),
+      ],
+      { cwd: root, env: process.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+    );
+    const match = /Collected\s*:\s*(\d+)/.exec(run.stderr);
+    if (!match) throw new Error(`callgrind gave no count for ${contender}: ${run.stderr.slice(-2000)}`);
+    return Number(match[1]);
+  };
+  return (count(140) - count(40)) / 100;
+}
+
 // As before the conflict tally was left out of single-Region journals' calls: one AsyncLocalStorage run, which turns on
 // async hooks for the whole process.
 if (process.argv.includes('--with-tally')) new AsyncLocalStorage().run({}, () => undefined);
@@ -224,6 +294,9 @@ if (countIndex !== -1) {
   const profiles = process.argv.includes('--profile')
     ? Object.fromEntries(CONTENDERS.map((c) => [c, profile(c, 3000)]))
     : undefined;
+  const instructions = process.argv.includes('--callgrind')
+    ? Object.fromEntries(CONTENDERS.map((c) => [c, Math.round(instructionsPerRequest(c))]))
+    : undefined;
   const out = {
     measuredAt: new Date().toISOString(),
     node: process.version,
@@ -231,6 +304,7 @@ if (countIndex !== -1) {
     rounds,
     perRound,
     results,
+    instructionsPerRequest: instructions,
     profiles,
   };
   const tally = process.argv.includes('--with-tally') ? '-with-tally' : '';
@@ -238,7 +312,7 @@ if (countIndex !== -1) {
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   for (const c of CONTENDERS)
     process.stderr.write(
-      `${c.padEnd(11)} ${String(results[c].cpuMicrosPerRequest).padStart(7)} µs CPU/request  ${results[c].requestBytesPerRequest} B sent\n`,
+      `${c.padEnd(18)} ${String(results[c].cpuMicrosPerRequest).padStart(7)} µs CPU/request  ${results[c].requestBytesPerRequest} B sent${instructions ? `  ${(instructions[c] / 1e6).toFixed(2)} M instructions/request` : ''}\n`,
     );
   if (profiles)
     for (const c of CONTENDERS)
