@@ -15,7 +15,9 @@ import {
 import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
 import {
   cancellationReasonsOf,
+  isConditionFailure,
   itemOf,
+  oldItemOf,
   toJournalError,
   tableOf,
   toTransactWriteItem,
@@ -164,7 +166,8 @@ export interface StagedCommitTarget {
 /**
  * Commits a staged-only attempt in one `TransactWriteItems`: the `COMPLETED` record (its
  * condition first, so its cancellation reason is item 0), uniqueness claims, outbox events,
- * the handler's staged writes, then the chunks of a large response.
+ * the handler's staged writes, then the chunks of a large response. An attempt that staged
+ * nothing commits its record alone with one conditional `PutItem`.
  */
 export async function commitStagedOnDynamoDB(
   target: StagedCommitTarget,
@@ -185,12 +188,25 @@ export async function commitStagedOnDynamoDB(
     nowEpochMs,
     trailing: chunks.map((chunk) => ({ Put: { TableName: tableName, Item: chunk } })),
   });
+  // Nothing staged, claimed, published or chunked: the record alone, in one conditional PutItem. The same condition on
+  // the same item, half the write units of a one-item transaction; a resend of a put that landed finds the record it
+  // wrote (its commit token), as a transaction's would.
+  const alone = items.length === 1;
   try {
-    // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
-    await calls.transactWrite('commitStaged', items, transactionToken(commit.pk, commit.commitToken));
+    if (alone) {
+      await calls.put('commitStaged', record, { ...recordPut, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+    } else {
+      // The token makes an SDK resend of a transaction that landed a success instead of a refusal.
+      await calls.transactWrite('commitStaged', items, transactionToken(commit.pk, commit.commitToken));
+    }
     return { kind: 'committed' };
   } catch (error) {
-    const held = recordHeld(error);
+    const held = alone ? (isConditionFailure(error) ? oldItemOf(error) : undefined) : recordHeld(error);
+    if (alone && !held) {
+      // The condition failed on a record the answer did not carry (never seen): read again, like a race.
+      if (isConditionFailure(error)) return { kind: 'raced' };
+      throw toJournalError(error, 'commitStaged');
+    }
     if (!held) {
       await assertJournalExists(calls, commit.pk, error);
       return classify(error, { tableName, items, writes });

@@ -99,6 +99,51 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
     expect(await world.entries(key)).toBe(1);
   });
 
+  describe('with nothing staged: the record commits alone in one conditional PutItem', () => {
+    const nothing = { stagesNothing: true };
+
+    it('commits with one PutItem, and a retry is answered by the same put refused with the record', async () => {
+      const key = newKey();
+      const first = await world.container(entryPoint, nothing).send({ key, amount: 100 });
+      const retry = await world.container(entryPoint, nothing).send({ key, amount: 100 });
+      const other = await world.container(entryPoint, nothing).send({ key, amount: 999 });
+
+      expect(first).toMatchObject({ status: 'new', code: undefined, commands: ['PutItem'] });
+      expect(retry).toMatchObject({ status: 'replay', code: undefined, commands: ['PutItem'] });
+      expect(retry.result).toEqual(first.result);
+      expect(other).toMatchObject({ status: 'mismatch', code: 'idempotency-key-reused', commands: ['PutItem'] });
+      expect(await world.journal().get(pkOf(entryPoint, key))).toMatchObject({ status: 'COMPLETED' });
+      expect(await world.entries(key)).toBe(0);
+    });
+
+    it('answers with its own outcome when the SDK resends a put whose answer was lost', async () => {
+      const key = newKey();
+      const client = localClient({ maxAttempts: 3 });
+      const fault = injectFault(client, 'commitStaged', { kind: 'lost-response' }, { times: 1 });
+
+      const answer = await world.container(entryPoint, nothing, { client }).send({ key, amount: 100 });
+
+      expect(fault.delivered()).toBe(2);
+      // One command sent by the guard; the SDK delivered it twice.
+      expect(answer).toMatchObject({ status: 'new', code: undefined, commands: ['PutItem'] });
+      if (entryPoint === 'http') expect(answer.replayed).toBe(false);
+    });
+
+    it('fails closed on a throttled put: 503 with nothing committed, and the retry commits once', async () => {
+      const key = newKey();
+      const client = bareClient();
+      injectFault(client, 'commitStaged', { kind: 'throttle' });
+
+      const answer = await world.container(entryPoint, nothing, { client }).send({ key, amount: 100 });
+      expect(await world.journal().get(pkOf(entryPoint, key))).toBeUndefined();
+      const retry = await world.container(entryPoint, nothing).send({ key, amount: 100 });
+
+      expect(answer).toMatchObject({ status: 'journal_unavailable', code: 'journal-unavailable' });
+      if (entryPoint === 'http') expect(answer.httpStatus).toBe(503);
+      expect(retry).toMatchObject({ status: 'new', commands: ['PutItem'] });
+    });
+  });
+
   it('answers 503 when a commit that landed lost its answer, and the retry replays it', async () => {
     const key = newKey();
     const client = bareClient();

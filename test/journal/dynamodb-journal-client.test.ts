@@ -118,7 +118,8 @@ describe('DynamoDBJournal clients', () => {
         ['resolve', 'DeleteItemCommand'],
         ['reserve', 'PutItemCommand'],
         ['release', 'DeleteItemCommand'],
-        ['commitStaged', 'TransactWriteItemsCommand'],
+        // Nothing staged: the record commits alone with a conditional put.
+        ['commitStaged', 'PutItemCommand'],
         ['reserve', 'PutItemCommand'],
         ['complete', 'TransactWriteItemsCommand'],
       ]);

@@ -41,6 +41,8 @@ export interface Payment {
 
 /** What the payment handler does besides staging its ledger entry. */
 export interface Behaviour {
+  /** Stage no ledger entry: the attempt commits its record alone. */
+  readonly stagesNothing?: boolean;
   /** Also stage a debit of `account` conditioned on its balance covering the amount. */
   readonly debit?: boolean;
   /** Also claim this order id for good. */
@@ -182,13 +184,15 @@ export class StagedOnlyWorld {
     const run = (this.runs.get(payment.key) ?? 0) + 1;
     this.runs.set(payment.key, run);
     const entryId = `entry#${scope.deriveKey('entry')}`;
-    scope.stage({
-      Put: {
-        TableName: this.domainTable,
-        Item: { pk: entryId, key: payment.key, amount: payment.amount },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
+    if (!behaviour.stagesNothing) {
+      scope.stage({
+        Put: {
+          TableName: this.domainTable,
+          Item: { pk: entryId, key: payment.key, amount: payment.amount },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+    }
     if (behaviour.debit) {
       scope.stage({
         Update: {
