@@ -42,6 +42,7 @@ export const PER_REQUEST = {
   idemkit: 'idemkit default, new key, no write',
   powertools: 'Powertools, new key, no write',
   idemkitQuiet: 'idemkit default, its log line and metric switched off (no-op sinks)',
+  idemkitOwnClient: "idemkit default, its journal's client configured as the one it builds (`cacheMiddleware: true`)",
   powertoolsObserved: 'Powertools + Logger + Metrics, the handler writing one log line and one metric',
 } as const;
 type Contender = keyof typeof PER_REQUEST;
@@ -52,10 +53,14 @@ function argument(name: string, fallback: number): number {
   return index === -1 ? fallback : Number(process.argv[index + 1]);
 }
 
-/** A client whose every call is answered at once with `{}`; counts the request bytes it was sent. */
-function cannedClient(bytes: { sent: number }): DynamoDBClient {
+/**
+ * A client whose every call is answered at once with `{}`; counts the request bytes it was sent. Every contender
+ * gets one configured alike (the SDK's defaults), except the one measuring the client idemkit builds for itself.
+ */
+function cannedClient(bytes: { sent: number }, cacheMiddleware = false): DynamoDBClient {
   return new DynamoDBClient({
     region: 'us-east-1',
+    cacheMiddleware,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     requestHandler: {
       handle: async (request: { body?: string | Uint8Array }) => {
@@ -124,6 +129,11 @@ function build(contender: Contender, bytes: { sent: number }): Invoke {
       .use(powertoolsIdempotency(client, 'powertools').middleware);
     return (event) => handler(event, lambdaContext());
   }
+  if (contender === 'idemkitOwnClient') {
+    const journal = new DynamoDBJournal({ tableName: 'journal', client: cannedClient(bytes, true) });
+    const handler = middy(createPayment()).use(httpIdempotency({ journal, ttlSeconds: TTL_SECONDS }));
+    return (event) => handler(event, lambdaContext());
+  }
   const journal = new DynamoDBJournal({ tableName: 'journal', client });
   if (contender === 'idemkit') {
     const handler = middy(createPayment()).use(httpIdempotency({ journal, ttlSeconds: TTL_SECONDS }));
@@ -133,9 +143,7 @@ function build(contender: Contender, bytes: { sent: number }): Invoke {
     const logger = { info: () => undefined, error: () => undefined };
     const single = { addDimension: () => undefined, addMetric: () => undefined };
     const metrics = { singleMetric: () => single } as never;
-    const handler = middy(createPayment()).use(
-      httpIdempotency({ journal, ttlSeconds: TTL_SECONDS, logger, metrics }),
-    );
+    const handler = middy(createPayment()).use(httpIdempotency({ journal, ttlSeconds: TTL_SECONDS, logger, metrics }));
     return (event) => handler(event, lambdaContext());
   }
   const handler = middy(

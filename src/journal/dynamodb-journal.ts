@@ -53,8 +53,11 @@ export interface DynamoDBJournalOptions {
    */
   readonly tableName?: string;
   /**
-   * A `DynamoDBClient` or `DynamoDBDocumentClient`.
-   * @default a new DynamoDBClient from the environment
+   * A `DynamoDBClient` or `DynamoDBDocumentClient`. Yours is used as it is configured.
+   * @default a new DynamoDBClient from the environment, with `cacheMiddleware: true`: the SDK then
+   *   resolves each command's middleware stack once instead of on every call, about a quarter of the
+   *   guard's client-side CPU per request (bench/RESULTS.md). Middleware must then be added before the
+   *   journal's first call, as a guard's `tracer` is (when the guard is built).
    */
   readonly client?: DynamoDBClient | DynamoDBDocumentClient;
   /**
@@ -139,7 +142,8 @@ export class DynamoDBJournal implements Journal {
     this.tableName = tableName;
     this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
-    this.client = readClient(OWNER, 'client', options.client, CLIENT_KINDS) ?? new DynamoDBClient({});
+    this.client =
+      readClient(OWNER, 'client', options.client, CLIENT_KINDS) ?? new DynamoDBClient({ cacheMiddleware: true });
     if (options.multiRegion !== undefined)
       this.multiRegion = readOneOf(OWNER, 'multiRegion', options.multiRegion, 'strong', ['strong']);
     this.reservation = readOneOf(OWNER, 'reservation', options.reservation, 'put-first', ['put-first', 'read-first']);

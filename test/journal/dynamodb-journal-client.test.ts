@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBJournal, RecordAttribute, RecordStatus } from '../../src/index.js';
 import { journalOperationOf, type JournalOperation } from '../../src/journal/index.js';
@@ -23,6 +24,25 @@ describe('DynamoDBJournal clients', () => {
       reserved: false,
       record: { status: RecordStatus.completed, response: { value: { ok: true } } },
     });
+  });
+
+  it('builds its own client from the environment when given none, resolving each command’s middleware once', async () => {
+    // The global setup points AWS_ENDPOINT_URL_DYNAMODB at DynamoDB Local, as a function's environment names its Region.
+    const tableName = await createJournalTable(localClient());
+    const journal = new DynamoDBJournal({ tableName });
+    const own = (journal as unknown as { client: DynamoDBClient }).client;
+    expect(own.config.cacheMiddleware).toBe(true);
+    for (const key of ['own-1', 'own-2']) {
+      const pk = `req#-#op#${key}`;
+      const reserved = await journal.reserve({ pk, fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 });
+      if (!reserved.reserved) throw new Error('expected a reservation');
+      await journal.complete({ pk, leaseToken: reserved.record.leaseToken, response: key, ttlSeconds: 60 });
+      // The second key's calls reuse the handlers the first key's built, and still reach their own items.
+      expect(await journal.reserve({ pk, fingerprint: 'f', leaseMs: 1000, ttlSeconds: 60 })).toMatchObject({
+        reserved: false,
+        record: { status: RecordStatus.completed, response: { value: key } },
+      });
+    }
   });
 
   it('sends low-level item commands, one per journal call', async () => {
