@@ -46,6 +46,19 @@ const idemkitRecordPut = captured.idemkitInput.TransactItems![0].Put!;
 const SHAPES: Record<string, Shape> = {
   'floor (attribute_not_exists, no token)': (j, p) => retarget(captured.floorInput, j, p, false),
   'floor + client request token': (j, p) => retarget(captured.floorInput, j, p, true),
+  'floor + ALL_OLD on failure': (j, p) => {
+    const input = retarget(captured.floorInput, j, p, false);
+    input.TransactItems![0].Put!.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+    return input;
+  },
+  "floor + idemkit's claim condition": (j, p) => {
+    const input = retarget(captured.floorInput, j, p, false);
+    const put = input.TransactItems![0].Put!;
+    put.ConditionExpression = idemkitRecordPut.ConditionExpression;
+    put.ExpressionAttributeNames = idemkitRecordPut.ExpressionAttributeNames;
+    put.ExpressionAttributeValues = idemkitRecordPut.ExpressionAttributeValues;
+    return input;
+  },
   "floor + idemkit's claim condition and ALL_OLD": (j, p) => {
     const input = retarget(captured.floorInput, j, p, false);
     const put = input.TransactItems![0].Put!;
