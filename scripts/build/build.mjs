@@ -49,6 +49,9 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
+  // `import()` (a peer loaded on first need, JMESPath for migrateFrom) becomes `require()`: a CommonJS
+  // loader without ES module support (Jest's default) cannot run a dynamic import.
+  supported: { 'dynamic-import': false },
   bundle: true,
   legalComments: 'inline',
   logLevel: 'warning',
