@@ -108,8 +108,8 @@ export function legacyLookupFor(
 /**
  * Loads Powertools' JMESPath and compiles the source's expressions. Started when the factory is
  * called, so it has settled by the first request of a function that builds its guard at load; it
- * is imported on first need because only a `migrateFrom` lookup evaluates JMESPath, and the
- * package's evaluation was a third of the guard's cold import.
+ * is imported on first need because only a `migrateFrom` lookup evaluates JMESPath (unbundled,
+ * the package is 15 files read and compiled at every cold start).
  *
  * @throws InvalidOptionsError (as a rejection) naming the expression that does not compile
  */
