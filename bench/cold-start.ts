@@ -1,5 +1,6 @@
 import { build, type Metafile } from 'esbuild';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { callgrindInstructions } from './harness/callgrind.js';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -94,24 +95,7 @@ function coldImport(file: string): Promise<number> {
 
 /** Instructions of a whole node process that imports `file`, counted by valgrind's callgrind. */
 function instructions(file: string): number {
-  const run = spawnSync(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      '--callgrind-out-file=/dev/null',
-      process.execPath,
-      '--no-warnings',
-      '--jitless',
-      '--single-threaded',
-      '--input-type=module',
-      '-e',
-      importScript(file),
-    ],
-    { env: ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  const match = /Collected\s*:\s*(\d+)/.exec(run.stderr);
-  if (!match) throw new Error(`callgrind gave no count: ${run.stderr.slice(-2000)}`);
-  return Number(match[1]);
+  return callgrindInstructions(['--input-type=module', '-e', importScript(file)], { env: ENV });
 }
 
 const KIB = 1024;

@@ -3,6 +3,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { spawnSync } from 'node:child_process';
+import { callgrindInstructions } from './harness/callgrind.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -237,30 +238,11 @@ function profile(contender: Contender, perRun: number): Record<string, number> {
  * process run with `--count` 140 less the one run with 40, divided by 100, so start-up and warm-up cancel out.
  */
 function instructionsPerRequest(contender: Contender): number {
-  const count = (requests: number) => {
-    const run = spawnSync(
-      'valgrind',
-      [
-        '--tool=callgrind',
-        '--callgrind-out-file=/dev/null',
-        process.execPath,
-        '--no-warnings',
-        '--jitless',
-        '--single-threaded',
-        '--import',
-        'tsx',
-        fileURLToPath(import.meta.url),
-        '--only',
-        contender,
-        '--count',
-        String(requests),
-      ],
-      { cwd: root, env: process.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  const count = (requests: number) =>
+    callgrindInstructions(
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', contender, '--count', String(requests)],
+      { cwd: root, env: process.env },
     );
-    const match = /Collected\s*:\s*(\d+)/.exec(run.stderr);
-    if (!match) throw new Error(`callgrind gave no count for ${contender}: ${run.stderr.slice(-2000)}`);
-    return Number(match[1]);
-  };
   return (count(140) - count(40)) / 100;
 }
 

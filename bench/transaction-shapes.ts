@@ -43,31 +43,25 @@ function retarget(input: TransactWriteItemsCommandInput, journal: string, paymen
 }
 
 const idemkitRecordPut = captured.idemkitInput.TransactItems![0].Put!;
+
+/** The floor's transaction with one or both of idemkit's additions to its record `Put`. */
+function floorWith(journal: string, payments: string, add: { claimCondition?: boolean; allOld?: boolean }) {
+  const input = retarget(captured.floorInput, journal, payments, false);
+  const put = input.TransactItems![0].Put!;
+  if (add.claimCondition) {
+    put.ConditionExpression = idemkitRecordPut.ConditionExpression;
+    put.ExpressionAttributeNames = idemkitRecordPut.ExpressionAttributeNames;
+    put.ExpressionAttributeValues = idemkitRecordPut.ExpressionAttributeValues;
+  }
+  if (add.allOld) put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+  return input;
+}
 const SHAPES: Record<string, Shape> = {
   'floor (attribute_not_exists, no token)': (j, p) => retarget(captured.floorInput, j, p, false),
   'floor + client request token': (j, p) => retarget(captured.floorInput, j, p, true),
-  'floor + ALL_OLD on failure': (j, p) => {
-    const input = retarget(captured.floorInput, j, p, false);
-    input.TransactItems![0].Put!.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-    return input;
-  },
-  "floor + idemkit's claim condition": (j, p) => {
-    const input = retarget(captured.floorInput, j, p, false);
-    const put = input.TransactItems![0].Put!;
-    put.ConditionExpression = idemkitRecordPut.ConditionExpression;
-    put.ExpressionAttributeNames = idemkitRecordPut.ExpressionAttributeNames;
-    put.ExpressionAttributeValues = idemkitRecordPut.ExpressionAttributeValues;
-    return input;
-  },
-  "floor + idemkit's claim condition and ALL_OLD": (j, p) => {
-    const input = retarget(captured.floorInput, j, p, false);
-    const put = input.TransactItems![0].Put!;
-    put.ConditionExpression = idemkitRecordPut.ConditionExpression;
-    put.ExpressionAttributeNames = idemkitRecordPut.ExpressionAttributeNames;
-    put.ExpressionAttributeValues = idemkitRecordPut.ExpressionAttributeValues;
-    put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-    return input;
-  },
+  'floor + ALL_OLD on failure': (j, p) => floorWith(j, p, { allOld: true }),
+  "floor + idemkit's claim condition": (j, p) => floorWith(j, p, { claimCondition: true }),
+  "floor + idemkit's claim condition and ALL_OLD": (j, p) => floorWith(j, p, { claimCondition: true, allOld: true }),
   "idemkit's transaction without its token": (j, p) => retarget(captured.idemkitInput, j, p, false),
   "idemkit's transaction (as sent)": (j, p) => retarget(captured.idemkitInput, j, p, true),
 };
