@@ -29,3 +29,18 @@ export function assertValidIdempotencyKey(key: string): void {
   const problem = keyProblem(key);
   if (problem) throw new KeyInvalidError(`An Idempotency-Key ${problem}`);
 }
+
+/**
+ * The `Idempotency-Key` header value that carries `key` unchanged to a guarded server: the key
+ * as a bare token when it is one, else an RFC 8941 quoted string. A bare value holding a comma is
+ * two list members to a server (and what a gateway makes of two header lines), and one starting
+ * with `"` is read as a quoted string, so such keys travel quoted, with `"` and `\\` escaped.
+ *
+ * @example
+ * keyHeaderValue('order-42') // 'order-42'
+ * keyHeaderValue('order,42') // '"order,42"'
+ */
+export function keyHeaderValue(key: string): string {
+  if (!key.includes(',') && !key.startsWith('"')) return key;
+  return `"${key.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
+}

@@ -1,6 +1,11 @@
 import { InvalidOptionsError } from '../core/errors.js';
 import { attemptSignal } from './abort.js';
-import { assertValidIdempotencyKey, IDEMPOTENCY_KEY_HEADER, newIdempotencyKey } from './idempotency-key.js';
+import {
+  assertValidIdempotencyKey,
+  IDEMPOTENCY_KEY_HEADER,
+  keyHeaderValue,
+  newIdempotencyKey,
+} from './idempotency-key.js';
 import { isResponseLike } from './retryable.js';
 import { retry } from './retry.js';
 import type { RetryContext, RetryOptions } from './retry-options.js';
@@ -81,7 +86,10 @@ export async function idempotentFetch(
   const retryOptions = options.retry ?? {};
   const signal = resolveSignal(init.signal ?? undefined, retryOptions.signal);
   const headers = new Headers(init.headers);
-  headers.set(IDEMPOTENCY_KEY_HEADER, resolveKey(headers.get(IDEMPOTENCY_KEY_HEADER), options.idempotencyKey));
+  const fromHeaders = headers.get(IDEMPOTENCY_KEY_HEADER);
+  const key = resolveKey(fromHeaders, options.idempotencyKey);
+  // A header the caller wrote is sent as written; a key we were given or made travels as one token.
+  if (fromHeaders === null) headers.set(IDEMPOTENCY_KEY_HEADER, keyHeaderValue(key));
   const userOnRetry = retryOptions.onRetry;
 
   return retry(

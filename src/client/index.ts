@@ -4,7 +4,7 @@
  * Runs in browsers and Node alike: no AWS SDK, no Node built-ins.
  */
 export { DEFAULT_IDEMPOTENT_FETCH_OPTIONS, idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
-export { newIdempotencyKey } from './idempotency-key.js';
+export { keyHeaderValue, newIdempotencyKey } from './idempotency-key.js';
 export { retry } from './retry.js';
 export { DEFAULT_RETRY_BUDGET_OPTIONS, RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 export {

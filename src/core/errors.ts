@@ -4,6 +4,11 @@ import type { JournalRecord } from './journal-record.js';
  * Every error code the toolkit uses, with the title and HTTP status of the problem answer
  * it becomes at the HTTP edge (RFC 9457). The codes are stable: they end problem `type`
  * URIs and are what callers switch on.
+ *
+ * `detail`, where given, is the problem's `detail` whatever the error's message says: those
+ * errors can carry text from the AWS SDK or the server (an endpoint, a table name, an ARN, an
+ * account id) or a record's key, which belong in the log line, never in an answer to the caller.
+ * The other codes' messages are written from the request alone and answer as they are.
  */
 export const ERROR_CODES = {
   'idempotency-key-missing': { title: 'Idempotency-Key header is required', status: 400 },
@@ -13,20 +18,38 @@ export const ERROR_CODES = {
   'needs-review': { title: 'The outcome of an earlier attempt needs review', status: 409 },
   'uniqueness-conflict': { title: 'A uniqueness rule is already claimed', status: 409 },
   'write-conflict': { title: 'A write conflicted with the current state', status: 409 },
-  'journal-unavailable': { title: 'The idempotency journal is unavailable', status: 503 },
-  'record-unreadable': { title: 'The idempotency record cannot be read', status: 500 },
+  'journal-unavailable': {
+    title: 'The idempotency journal is unavailable',
+    status: 503,
+    detail: 'The request was not processed. Retry it with the same Idempotency-Key after the Retry-After delay.',
+  },
+  'record-unreadable': {
+    title: 'The idempotency record cannot be read',
+    status: 500,
+    detail:
+      'The record of this Idempotency-Key cannot be read, so the request was not processed. Quote the instance to support.',
+  },
   'invalid-request': { title: 'The request cannot be processed safely', status: 400 },
   'response-too-large': { title: 'The operation completed but its response was too large to store', status: 500 },
   'response-not-serializable': {
     title: 'The operation completed but its response cannot be represented as JSON',
     status: 500,
+    detail: 'The operation completed; do not retry it. Quote the instance to support.',
   },
-  'staged-write-failed': { title: 'A write the handler queued was refused', status: 500 },
+  'staged-write-failed': {
+    title: 'A write the handler queued was refused',
+    status: 500,
+    detail: "None of the operation's writes were committed. Quote the instance to support.",
+  },
   'lease-lost': { title: 'The lease on this idempotency record was taken over', status: 409 },
   'journal-error': { title: 'The idempotency journal failed after the operation ran', status: 500 },
   'not-resolvable': { title: 'The record cannot be resolved in its current state', status: 409 },
   'invalid-options': { title: 'The guard is misconfigured', status: 500 },
-  'too-many-writes': { title: 'The completion holds more writes than one transaction allows', status: 500 },
+  'too-many-writes': {
+    title: 'The completion holds more writes than one transaction allows',
+    status: 500,
+    detail: "None of the operation's writes were committed. Quote the instance to support.",
+  },
   'no-scope': { title: 'No guarded attempt is running with this context', status: 500 },
   'wrong-table': { title: 'The table is not an idempotency journal', status: 500 },
   'unknown-key': { title: 'No record with this key', status: 404 },
@@ -38,7 +61,7 @@ export const ERROR_CODES = {
     title: 'The operation needs a transaction, which a multi-Region journal has not',
     status: 500,
   },
-} as const satisfies Record<string, { readonly title: string; readonly status: number }>;
+} as const satisfies Record<string, { readonly title: string; readonly status: number; readonly detail?: string }>;
 
 /** A stable machine-readable error code (see {@link ERROR_CODES}). */
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,4 +1,4 @@
-import type { RecordUnreadableError } from '../core/index.js';
+import type { JournalUnavailableError, RecordUnreadableError } from '../core/index.js';
 import {
   newTrace,
   type AttemptIdentity,
@@ -41,6 +41,15 @@ export class AttemptLog {
     if (this.trace.failure === error) return;
     this.note('unreadable');
     this.trace.failure = error;
+  }
+
+  /**
+   * Counts an attempt refused because the journal could not be reached. The SDK's words (an endpoint, an ARN, an
+   * account id) go to the log line only: the caller's answer never carries them.
+   */
+  noteUnavailable(error: JournalUnavailableError): void {
+    this.note('journalUnavailable');
+    this.trace.failure ??= error;
   }
 
   /** Whether the log line was written. */

@@ -131,6 +131,11 @@ export class Attempt {
     if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
   }
 
+  /** The Lambda request id of this invocation (the log line's `request_id`), if the context has one. */
+  get requestId(): string | undefined {
+    return this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId;
+  }
+
   /** What the attempt met so far: its status, attempt number and metrics. */
   get trace(): AttemptTrace {
     return this.log.trace;
@@ -151,7 +156,7 @@ export class Attempt {
     try {
       this.admitted = await this.admitKey();
     } catch (error) {
-      if (error instanceof JournalUnavailableError) this.note('journalUnavailable');
+      if (error instanceof JournalUnavailableError) this.log.noteUnavailable(error);
       else if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
       this.release();
       this.admitted = { kind: 'refused', error };
@@ -243,7 +248,7 @@ export class Attempt {
     this.trace.journalCalls = this.journal.calls;
     for (let i = 0; i < this.journal.replicatedConflicts.count; i++) this.note('replicatedWriteConflict');
     this.log.emit({
-      requestId: this.durable?.invocation.awsRequestId ?? this.context?.awsRequestId,
+      requestId: this.requestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
       operation: this.request.operation,
@@ -587,7 +592,7 @@ export class Attempt {
     }
     if (!this.running().answersUncommitted) {
       // Nothing committed: the caller must retry, and the lease (or the free key) will let that retry in.
-      this.note('journalUnavailable');
+      this.log.noteUnavailable(error);
       throw error;
     }
     this.note('journalError');

@@ -110,7 +110,9 @@ export type KeyReading =
 /**
  * Reads the key header case-insensitively, as a bare token or an RFC 8941 quoted string
  * (`"abc"` and `abc` are the same key), and validates it: 1–255 characters, each visible
- * ASCII (0x21–0x7E).
+ * ASCII (0x21–0x7E). A bare key is one token: a comma separates list members, and it is what
+ * a gateway puts between two header lines it joins (HTTP API v2 does), so a bare value holding
+ * one is two keys, never one. A quoted string may hold any visible character, a comma included.
  *
  * @example readKeyHeader({ 'idempotency-key': '"abc"' }, 'Idempotency-Key') // { kind: 'present', key: 'abc' }
  */
@@ -134,6 +136,11 @@ export function readKeyHeader(
   if (typeof raw !== 'string') return { kind: 'invalid', reason: `${headerName} must be a string` };
   const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');
   if (value.length === 0) return { kind: 'invalid', reason: `${headerName} is empty` };
+  if (!value.startsWith('"') && value.includes(','))
+    return {
+      kind: 'invalid',
+      reason: `${headerName} holds more than one value (a comma separates them); quote a key that holds a comma`,
+    };
   const key = value.startsWith('"') ? unquote(value) : value;
   if (key === undefined) return { kind: 'invalid', reason: `${headerName} is not a valid RFC 8941 string` };
   const problem = keyProblem(key);

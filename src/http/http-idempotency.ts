@@ -168,9 +168,9 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   const answers = new ProblemAnswers(FACTORY, options.statusCodes, typePrefix, settings.retryAfterSeconds);
 
   /** The HTTP answer of a concluded attempt; undefined when the handler's own error travels on. */
-  function answerOf(result: RunResult, flavor: EventFlavor): HttpResponse | undefined {
+  function answerOf(result: RunResult, flavor: EventFlavor, attempt: Attempt): HttpResponse | undefined {
     if (result.kind === 'superseded') return replayResponse(result.response as HttpResponse);
-    if (result.kind === 'failed') return answeredScopeError(result.error, flavor);
+    if (result.kind === 'failed') return answeredScopeError(result.error, flavor, attempt);
     return result.response as HttpResponse;
   }
 
@@ -178,9 +178,9 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
    * A guard error the handler let through from its scope (a claim taken, a staged write refused, the journal down) is
    * answered like the guard's own; any other error of the handler's, a nested guard's included, travels on.
    */
-  function answeredScopeError(error: unknown, flavor: EventFlavor): HttpResponse | undefined {
+  function answeredScopeError(error: unknown, flavor: EventFlavor, attempt: Attempt): HttpResponse | undefined {
     const raisedByScope = error instanceof IdempotencyError && SCOPE_ERROR_CODES.has(error.code);
-    return raisedByScope ? answers.answerFor(error, flavor) : undefined;
+    return raisedByScope ? answers.answerFor(error, flavor, attempt.requestId) : undefined;
   }
 
   function finish(attempt: Attempt, response: HttpResponse | undefined, responseCode = response?.statusCode): void {
@@ -239,7 +239,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     const admission = attempt.admission;
     let answer: HttpResponse | undefined;
     if (admission.kind === 'refused') {
-      answer = answers.answerFor(admission.error, flavor);
+      answer = answers.answerFor(admission.error, flavor, attempt.requestId);
       if (!answer) {
         finish(attempt, undefined, 500);
         throw admission.error;
@@ -262,9 +262,10 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
       request.response = answerOf(
         await engine.conclude(attempt, { kind: 'returned', result: request.response }),
         flavor,
+        attempt,
       );
     } catch (error) {
-      const problem = answers.answerFor(error, flavor);
+      const problem = answers.answerFor(error, flavor, attempt.requestId);
       if (!problem) {
         // Not the guard's to answer: it travels on like the handler's own error.
         finish(attempt, undefined, 500);
@@ -285,9 +286,9 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     try {
       const result = await engine.conclude(attempt, { kind: 'threw', error: request.error, answered });
       interrupted = result.kind === 'failed' && result.interrupted;
-      if (!answered) request.response = answerOf(result, flavor);
+      if (!answered) request.response = answerOf(result, flavor, attempt);
     } catch (error) {
-      request.response = answers.answerFor(error, flavor) ?? request.response;
+      request.response = answers.answerFor(error, flavor, attempt.requestId) ?? request.response;
     }
     const response = request.response as HttpResponse | undefined;
     // An interrupted invocation has no answer of its own: Middy's error travels on to Lambda.

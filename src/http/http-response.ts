@@ -207,9 +207,10 @@ export class ProblemAnswers {
 
   /**
    * The documented answer for a guard error, or undefined for an error the guard does not
-   * own (it then travels on to the other middlewares).
+   * own (it then travels on to the other middlewares). `instance` is the request id the
+   * attempt's log line carries, so support can find the line from the answer.
    */
-  answerFor(error: unknown, flavor: EventFlavor): HttpResponse | undefined {
+  answerFor(error: unknown, flavor: EventFlavor, instance?: string): HttpResponse | undefined {
     if (!(error instanceof IdempotencyError) || !ANSWERED.has(error.code)) return undefined;
     const status = this.statusByCode.get(error.code) ?? ERROR_CODES[error.code].status;
     const retryAfterSeconds =
@@ -218,24 +219,30 @@ export class ProblemAnswers {
         : error instanceof JournalUnavailableError
           ? this.retryAfterSeconds
           : undefined;
-    return problemResponse(flavor, status, error.code, error.message, {
+    const entry: { readonly title: string; readonly detail?: string } = ERROR_CODES[error.code];
+    return problemResponse(flavor, status, error.code, entry.detail ?? error.message, {
       typePrefix: this.typePrefix,
       retryAfterSeconds,
+      instance,
     });
   }
 }
 
-/** Builds an RFC 9457 `application/problem+json` response. */
+/**
+ * Builds an RFC 9457 `application/problem+json` response. `detail` is words for the caller
+ * only (see `ERROR_CODES`); `instance`, when known, is the request id of the attempt's log line.
+ */
 function problemResponse(
   flavor: EventFlavor,
   status: number,
   code: ErrorCode,
   detail: string,
-  options: { typePrefix: string; retryAfterSeconds?: number },
+  options: { typePrefix: string; retryAfterSeconds?: number; instance?: string },
 ): HttpResponse {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
-  const body = JSON.stringify({ type: `${options.typePrefix}${code}`, title: ERROR_CODES[code].title, status, detail });
+  const problem = { type: `${options.typePrefix}${code}`, title: ERROR_CODES[code].title, status, detail };
+  const body = JSON.stringify(options.instance === undefined ? problem : { ...problem, instance: options.instance });
   if (flavor === 'alb')
     return { statusCode: status, statusDescription: `${status}`, headers, body, isBase64Encoded: false };
   if (flavor === 'alb-multi-value') {

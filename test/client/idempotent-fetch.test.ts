@@ -56,6 +56,14 @@ describe('idempotentFetch against a local server', () => {
     expect(requests.map((request) => request.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
   });
 
+  it('sends a key holding a comma as one quoted token, on every attempt', async () => {
+    const { url, requests } = await serve(inProgress, { status: 201 });
+
+    await idempotentFetch(url, POST, { idempotencyKey: 'order,42', retry: instantRetry });
+
+    expect(requests.map((request) => request.headers['idempotency-key'])).toEqual(['"order,42"', '"order,42"']);
+  });
+
   it('keeps a key already present in init.headers', async () => {
     const { url, requests } = await serve({ status: 201 });
 

@@ -13,12 +13,15 @@ export type JournalCall = JournalOperation;
  * - `lost-response`: the server applies the request, the client never sees the answer (a network error);
  * - `throttle`: refused before it is sent, as DynamoDB does when a partition is over its throughput;
  * - `late-write`: the client times out after `timeoutMs`; the request is still delivered after
- *   `deliverAfterMs`, so its write lands when the caller has already given up.
+ *   `deliverAfterMs`, so its write lands when the caller has already given up;
+ * - `access-denied`: refused as IAM refuses a role without the permission; DynamoDB's message names the role,
+ *   the table and the account (DynamoDB Local checks no permissions, so it cannot answer this itself).
  */
 export type Fault =
   | { kind: 'lost-response' }
   | { kind: 'throttle'; error?: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
-  | { kind: 'late-write'; timeoutMs: number; deliverAfterMs: number };
+  | { kind: 'late-write'; timeoutMs: number; deliverAfterMs: number }
+  | { kind: 'access-denied' };
 
 /** What a test can observe about an injected fault. */
 export interface FaultHandle {
@@ -33,6 +36,20 @@ export interface FaultHandle {
 /** The network-level error the SDK raises when a socket times out or hangs up. */
 function networkTimeout(): Error {
   return Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET', $metadata: {} });
+}
+
+/** The account, role and table an IAM refusal names: none of it may reach a caller. */
+export const DENIED_ACCOUNT_ID = '123456789012';
+
+function accessDenied(): Error {
+  return Object.assign(
+    new Error(
+      `User: arn:aws:sts::${DENIED_ACCOUNT_ID}:assumed-role/payments-fn-role/payments-fn is not authorized to perform: ` +
+        `dynamodb:PutItem on resource: arn:aws:dynamodb:eu-west-1:${DENIED_ACCOUNT_ID}:table/prod-idempotency-journal ` +
+        'because no identity-based policy allows the dynamodb:PutItem action',
+    ),
+    { name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400, attempts: 1 } },
+  );
 }
 
 function throttled(error: 'ProvisionedThroughputExceededException' | 'ThrottlingException'): Error {
@@ -80,6 +97,8 @@ export function injectFault(
         case 'lost-response':
           await next(args).finally(() => delivered++);
           throw networkTimeout();
+        case 'access-denied':
+          throw accessDenied();
         case 'throttle':
           throw throttled(fault.error ?? 'ProvisionedThroughputExceededException');
         case 'late-write':
