@@ -160,7 +160,8 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respect
 
 /* guard claimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) */
 #define G_CLAIMABLE (!exists || (PAST_EXPIRY && (status == DONE || (status == INP && !live))))
-/* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false) */
+/* guard stagedCommitClaimable: attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false AND fingerprint = :fingerprint) */
+/* (the model has one request for its key, so the fingerprint term always holds here) */
 #define G_STAGED_CLAIMABLE (G_CLAIMABLE || (exists && status == INP && !live && !eff))
 /* guard takeOver: leaseToken = :old AND ((#status = :inProgress AND leaseUntil < :nowMs) OR #status = :unknown) */
 #define G_TAKEOVER(old) (exists && tok == (old) && ((status == INP && !live) || status == UNK))

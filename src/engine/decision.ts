@@ -64,7 +64,7 @@ export type DecisionKind = Decision['kind'];
  */
 export function decide(found: JournalRecord | RecordUnreadableError | undefined, input: DecisionInput): Decision {
   if (found instanceof RecordUnreadableError) return { kind: 'unreadable', error: found };
-  const values = { nowEpochMs: input.nowEpochMs };
+  const values = { nowEpochMs: input.nowEpochMs, fingerprint: input.fingerprint };
   const free = input.mode === 'staged-only' ? JournalGuard.stagedCommitClaimable : JournalGuard.claimable;
   if (found === undefined || free(found, values)) return { kind: 'claimable' };
   const record = found;

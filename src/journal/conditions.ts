@@ -27,10 +27,12 @@ export const JournalCondition = Object.freeze({
     'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs)))',
   /**
    * The staged-only commit over a record found: claimable, or in progress under an ended lease
-   * whose holder began no effect (that holder's later writes are fenced out by the new token).
+   * whose holder began no effect, for the same request (that holder's later writes are fenced out
+   * by the new token). A record not past its expiry answers another request with 422 whatever its
+   * state, so only the same fingerprint may take an abandoned lease over.
    */
   stagedCommitClaimable:
-    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false)',
+    'attribute_not_exists(#pk) OR (expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs))) OR (#status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false AND fingerprint = :fingerprint)',
   /**
    * Takeover: the token read still holds the record, and it is in progress under an ended lease, or `UNKNOWN`; never a
    * record in a state the guard does not know.
@@ -74,7 +76,7 @@ export type JournalConditionName = keyof typeof JournalCondition;
 
 /**
  * The names and values `claimable` reads at `nowEpochMs`; `stagedCommitClaimable` reads the
- * same and `:false`.
+ * same, `:false` and `:fingerprint`.
  */
 export function claimParameters(nowEpochMs: number) {
   return {
@@ -100,6 +102,8 @@ export interface GuardedItem {
   readonly effectStarted?: boolean;
   readonly claimedBy?: string;
   readonly holdToken?: string;
+  /** The request fingerprint of a record. */
+  readonly fingerprint?: string;
 }
 
 /** The values a condition compares an item with: the clock, and the token or owner it names. */
@@ -110,6 +114,8 @@ export interface GuardValues {
   readonly token?: string;
   /** The record a claim is held for: `:owner`. */
   readonly owner?: string;
+  /** The fingerprint of the request writing: `:fingerprint`. */
+  readonly fingerprint?: string;
 }
 
 /** One condition as a predicate: `item` is undefined when the key holds no item. */
@@ -140,7 +146,12 @@ export const JournalGuard: { readonly [N in JournalConditionName]: Guard } = Obj
   claimable,
   stagedCommitClaimable: (item, values) =>
     claimable(item, values) ||
-    (item !== undefined && inProgress(item) && leaseEnded(item, values) && item.effectStarted === false),
+    (item !== undefined &&
+      inProgress(item) &&
+      leaseEnded(item, values) &&
+      item.effectStarted === false &&
+      values.fingerprint !== undefined &&
+      item.fingerprint === values.fingerprint),
   takeOver: (item, values) =>
     item !== undefined &&
     tokenIs(item, values) &&
@@ -192,6 +203,7 @@ export function guardedItemOf(item: Readonly<Record<string, unknown>> | undefine
         : undefined,
     claimedBy: text(item[ClaimAttribute.claimedBy]),
     holdToken: text(item[ClaimAttribute.holdToken]),
+    fingerprint: text(item[RecordAttribute.fingerprint]),
   };
 }
 
@@ -202,5 +214,6 @@ export function guardValuesOf(values: Readonly<Record<string, unknown>>): GuardV
     nowEpochMs: Number(values[':nowMs'] ?? Number(values[':nowSeconds'] ?? 0) * 1000),
     token: typeof token === 'string' ? token : undefined,
     owner: typeof values[':owner'] === 'string' ? values[':owner'] : undefined,
+    fingerprint: typeof values[':fingerprint'] === 'string' ? values[':fingerprint'] : undefined,
   };
 }

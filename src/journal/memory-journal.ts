@@ -228,7 +228,7 @@ export class MemoryJournal implements Journal {
     const { record } = stagedCommitItems(commit, now);
     const stored = storedCopy(commit.response);
     const existing = this.records.get(commit.pk);
-    if (!JournalGuard.stagedCommitClaimable(existing, { nowEpochMs: now }))
+    if (!JournalGuard.stagedCommitClaimable(existing, { nowEpochMs: now, fingerprint: commit.fingerprint }))
       return { kind: 'refused', record: copy(existing!) };
     this.commitWrites(commit.pk, commit.writes, now);
     this.records.set(commit.pk, { ...recordFromItem(record), response: stored });

@@ -39,12 +39,12 @@ const TRANSACTION_MARGIN_BYTES = 64 * 1024;
  * words, so a new key, a record past its `expiresAt` and an abandoned lease are all claimed by
  * the first transaction; any other record comes back to decide on.
  */
-function stagedCommitCondition(nowEpochMs: number) {
+function stagedCommitCondition(nowEpochMs: number, fingerprint: string) {
   const { ExpressionAttributeNames, ExpressionAttributeValues } = claimParameters(nowEpochMs);
   return {
     ConditionExpression: JournalCondition.stagedCommitClaimable,
     ExpressionAttributeNames,
-    ExpressionAttributeValues: { ...ExpressionAttributeValues, ':false': false },
+    ExpressionAttributeValues: { ...ExpressionAttributeValues, ':false': false, ':fingerprint': fingerprint },
   };
 }
 
@@ -177,7 +177,7 @@ export async function commitStagedOnDynamoDB(
   const { tableName, calls } = target;
   const { writes } = commit;
   const { record, chunks } = stagedCommitItems(commit, nowEpochMs);
-  const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(nowEpochMs) };
+  const recordPut = { TableName: tableName, Item: record, ...stagedCommitCondition(nowEpochMs, commit.fingerprint) };
   const items = completionTransaction({
     tableName,
     recordWrite: {

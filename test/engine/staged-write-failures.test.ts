@@ -106,12 +106,12 @@ describe('a staged write refused on its own table', () => {
     const first = await send();
     const retry = await send();
 
-    // A 500 problem naming the refused write (DESIGN: the handler's error, never journal-unavailable).
+    // A 500 problem (DESIGN: the handler’s error, never journal-unavailable); which write was refused goes to the log.
     for (const answer of [first, retry] as Array<{ statusCode: number; body: string }>) {
       expect(answer.statusCode).toBe(500);
       expect(JSON.parse(answer.body)).toMatchObject({
         type: 'urn:idemkit:problem:staged-write-failed',
-        detail: expect.stringMatching(/ValidationException/),
+        instance: expect.any(String),
       });
     }
     expect(runs).toBe(2);

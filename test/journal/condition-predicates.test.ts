@@ -31,6 +31,7 @@ const VALUES: Record<string, unknown> = {
   ':token': 't1',
   ':owner': 'req#-#op#owner',
   ':false': false,
+  ':fingerprint': 'f1',
 };
 const NAMES: Record<string, string> = { '#pk': 'pk', '#status': 'status' };
 
@@ -44,12 +45,13 @@ function recordItems(): Record<string, unknown>[] {
     for (const leaseToken of ['t1', 't2'])
       for (const leaseUntil of [NOW_MS - 1, NOW_MS, NOW_MS + 1])
         for (const expiresAt of [undefined, NOW_SECONDS - 1, NOW_SECONDS, NOW_SECONDS + 1])
-          for (const effectStarted of [false, true]) {
-            const item: Record<string, unknown> = { leaseToken, leaseUntil, effectStarted };
-            if (status !== undefined) item.status = status;
-            if (expiresAt !== undefined) item.expiresAt = expiresAt;
-            items.push(item);
-          }
+          for (const effectStarted of [false, true])
+            for (const fingerprint of ['f1', 'f2']) {
+              const item: Record<string, unknown> = { leaseToken, leaseUntil, effectStarted, fingerprint };
+              if (status !== undefined) item.status = status;
+              if (expiresAt !== undefined) item.expiresAt = expiresAt;
+              items.push(item);
+            }
   return items;
 }
 

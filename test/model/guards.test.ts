@@ -85,6 +85,8 @@ describe('the journal’s conditions as TypeScript predicates take the model’s
           leaseUntilEpochMs: state.live ? nowEpochMs + 5_000 : nowEpochMs - 5_000,
           expiresAtEpochSeconds: state.hasEx ? (state.expired ? nowSeconds - 10 : nowSeconds + 10) : undefined,
           effectStarted: Boolean(state.eff),
+          // The model has one request for its key: every record carries the fingerprint of the attempt that reads it.
+          fingerprint: 'f',
         }
       : undefined;
   const states = statesOf({
@@ -106,7 +108,8 @@ describe('the journal’s conditions as TypeScript predicates take the model’s
       const args = params ? params.split(',').map(() => '1') : [];
       const guard = JournalGuard[name as JournalConditionName];
       const disagreeing = states.filter(
-        (state) => guard(itemOf(state), { nowEpochMs, token: 'token-1' }) !== evaluate(macro!, state, args),
+        (state) =>
+          guard(itemOf(state), { nowEpochMs, token: 'token-1', fingerprint: 'f' }) !== evaluate(macro!, state, args),
       );
       expect(disagreeing).toEqual([]);
     },
