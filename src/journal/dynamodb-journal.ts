@@ -13,7 +13,7 @@ import {
   readOneOf,
 } from '../core/index.js';
 import { completionTransaction, completionUpdate, transactionToken } from './completion-writes.js';
-import { claimParameters, JournalCondition, JournalGuard } from './conditions.js';
+import { claimParameters, guardedItemOf, JournalCondition, JournalGuard } from './conditions.js';
 import { classifyCancellation } from './dynamodb-errors.js';
 import { commitStagedOnDynamoDB } from './staged-commit.js';
 import { isConditionFailure, ItemCalls, oldItemOf, toJournalError, type JournalOperation } from './item-calls.js';
@@ -211,9 +211,10 @@ export class DynamoDBJournal implements Journal {
     } catch (error) {
       throw toJournalError(error, 'reserve');
     }
-    if (!existing) return undefined;
-    const record = recordFromItem(existing);
-    return JournalGuard.claimable(record, { nowEpochMs }) ? undefined : this.refused(request, existing, record);
+    // The item is weighed as the put's condition will weigh it, before it is read as a record: an expired record the
+    // guard cannot read (a completed one whose response does not decode, say) is claimable, as put-first finds it.
+    if (!existing || JournalGuard.claimable(guardedItemOf(existing), { nowEpochMs })) return undefined;
+    return this.refused(request, existing, recordFromItem(existing));
   }
 
   /** A reservation that met a record holding the key: a replayable outcome comes with its chunks. */

@@ -208,3 +208,54 @@ describe('a record the guard cannot read', () => {
     expect((await read(tableName, pk))?.status).toEqual({ S: 'ARCHIVED' });
   });
 });
+
+/**
+ * Expiry is read first, and it is read the same way by every shape of reservation: the claim
+ * condition decides an expired record the guard cannot read (`claimable` holds for a completed
+ * record past its expiry, whatever its response holds; never for a status the guard does not
+ * know), so put-first, read-first and staged-only all give the same answer for it.
+ */
+describe('an expired record the guard cannot read, under every shape of reservation', () => {
+  const shapes: ReadonlyArray<[string, (tableName: string) => Parameters<typeof httpIdempotency>[0]]> = [
+    ['put-first', (tableName) => ({ journal: new DynamoDBJournal({ tableName, client }) })],
+    ['read-first', (tableName) => ({ journal: new DynamoDBJournal({ tableName, client, reservation: 'read-first' }) })],
+    ['staged-only', (tableName) => ({ journal: new DynamoDBJournal({ tableName, client }), effects: 'staged-only' })],
+  ];
+  let tableName: string;
+  beforeAll(async () => {
+    tableName = await createJournalTable(client);
+  });
+
+  it.each(unreadable)('answers the same in every shape with %s', async (situation, changes) => {
+    const slug = situation.replace(/\W+/g, '-');
+    const answers: Array<{ status: number; type?: string; runs: number; overwritten: boolean }> = [];
+    for (const [shape, options] of shapes) {
+      let runs = 0;
+      const guarded = middy(async () => {
+        runs++;
+        return { statusCode: 201, body: '{"ran":true}' };
+      }).use(httpIdempotency(options(tableName)));
+      const event = httpEvent({ key: `expired-${slug}-${shape}`, body });
+      const pk = requestPk('-', 'POST /payments', `expired-${slug}-${shape}`);
+      const fingerprint = fingerprintOf(defaultRequestFingerprint(viewHttpEvent(event)));
+      await put(tableName, recordItem(pk, fingerprint, { ...changes, expiresAt: Math.floor(Date.now() / 1000) - 60 }));
+      const before = await read(tableName, pk);
+
+      const answer = (await guarded(event, lambdaContext())) as Required<HttpResponse>;
+
+      const type = answer.statusCode >= 400 ? JSON.parse(answer.body).type : undefined;
+      const overwritten = JSON.stringify(await read(tableName, pk)) !== JSON.stringify(before);
+      answers.push({ status: answer.statusCode, type, runs, overwritten });
+    }
+
+    expect(answers[1]).toEqual(answers[0]);
+    // A staged-only handler runs before its commit (its writes commit only with the record), so only the answer and
+    // the record are compared for it.
+    expect({ ...answers[2], runs: undefined }).toEqual({ ...answers[0], runs: undefined });
+    // Either the key is new again (the handler ran and its outcome replaced the record) or nothing happened.
+    expect([
+      { status: 201, type: undefined, runs: 1, overwritten: true },
+      { status: 500, type: 'urn:idemkit:problem:record-unreadable', runs: 0, overwritten: false },
+    ]).toContainEqual(answers[0]);
+  });
+});
