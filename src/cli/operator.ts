@@ -177,12 +177,15 @@ export function stuckTable(records: readonly StuckRecord[]): string {
 export function timeline(record: JournalRecord, nowEpochMs: number): string {
   const at = (epochMs: number) => new Date(epochMs).toISOString();
   const scope = keyScopeOf(record.pk);
+  const isolated = scope?.lambdaTenant === undefined ? '' : `, Lambda tenant '${scope.lambdaTenant}'`;
   const lines = [
     `record     ${record.pk}`,
     ...(scope?.kind === 'request'
-      ? [`scope      tenant '${scope.tenant}', operation '${scope.operation}', key '${scope.key}'`]
+      ? [`scope      tenant '${scope.tenant}', operation '${scope.operation}', key '${scope.key}'${isolated}`]
       : []),
-    ...(scope?.kind === 'message' ? [`scope      consumer '${scope.consumer}', message '${scope.messageId}'`] : []),
+    ...(scope?.kind === 'message'
+      ? [`scope      consumer '${scope.consumer}', message '${scope.messageId}'${isolated}`]
+      : []),
     `status     ${record.status}`,
     `created    ${at(record.createdAtEpochMs)}`,
     `updated    ${at(record.updatedAtEpochMs)}`,

@@ -6,7 +6,7 @@
 export * from './errors.js';
 export * from './journal-record.js';
 export { keyProblem, MAX_KEY_LENGTH } from './idempotency-key.js';
-export { NO_TENANT, scopePart } from './scope-part.js';
+export { lambdaTenantOf, NO_TENANT, scopePart } from './scope-part.js';
 export { sha256Hex } from './hash.js';
 export {
   assertKnownOptions,

@@ -33,3 +33,15 @@ export function scopePart(value: unknown, source: string): string | undefined {
     `The idempotency scope cannot be read: ${source} is ${shown}, not a non-empty string or a number`,
   );
 }
+
+/**
+ * The tenant Lambda tenant isolation gives an invocation: `context.tenantId`, set by the platform
+ * on every invocation of a function created with `TenancyConfig` `PER_TENANT`, and absent
+ * otherwise. A boundary the platform sets, so it is part of every scope whenever present.
+ *
+ * @throws RequestInvalidError when the context holds a value that cannot name a tenant
+ * @example lambdaTenantOf({ tenantId: 'acme' }) // 'acme'
+ */
+export function lambdaTenantOf(context: { readonly tenantId?: unknown } | undefined): string | undefined {
+  return scopePart(context?.tenantId, "the Lambda context's tenantId");
+}

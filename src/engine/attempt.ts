@@ -6,6 +6,7 @@ import {
   KeyInvalidError,
   KeyMissingError,
   keyProblem,
+  lambdaTenantOf,
   LeaseLostError,
   NeedsReviewError,
   NO_TENANT,
@@ -34,6 +35,8 @@ import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './st
 /** A Lambda context, or any object standing for one outside Lambda. */
 export type LambdaContextLike = {
   readonly awsRequestId?: string;
+  /** The invocation's tenant under Lambda tenant isolation (`TenancyConfig` `PER_TENANT`). */
+  readonly tenantId?: string;
   readonly xRayTraceId?: string;
   getRemainingTimeInMillis?: () => number;
 };
@@ -113,6 +116,8 @@ export class Attempt {
   private settlement?: Settlement;
   private key?: string;
   private pk?: string;
+  /** The invocation's tenant under Lambda tenant isolation: part of the scope, in front of everything else. */
+  private lambdaTenant?: string;
   private requestHash?: string;
   private readonly log: AttemptLog;
 
@@ -251,6 +256,7 @@ export class Attempt {
       requestId: this.requestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),
       tenant: this.request.kind === 'request' ? this.tenant : undefined,
+      lambdaTenant: this.lambdaTenant,
       operation: this.request.operation,
       key: this.key,
       requestHash: this.requestHash,
@@ -328,10 +334,11 @@ export class Attempt {
     }
     this.key = key as string;
     if (request.scopeError) throw request.scopeError;
+    this.lambdaTenant = lambdaTenantOf(this.durable?.invocation ?? this.context);
     const pk =
       request.kind === 'message'
-        ? messagePk(request.operation, this.key)
-        : requestPk(this.tenant, request.operation, this.key);
+        ? messagePk(request.operation, this.key, this.lambdaTenant)
+        : requestPk(this.tenant, request.operation, this.key, this.lambdaTenant);
     this.pk = pk;
     this.requestHash = request.fingerprint();
     return { pk, fingerprint: this.requestHash };
@@ -683,9 +690,10 @@ export class Attempt {
     return this.request.tenant ?? NO_TENANT;
   }
 
-  /** `<tenant>#<operation>`, or the consumer of a queue. */
+  /** `<tenant>#<operation>`, or the consumer of a queue; behind `<lambdaTenant>|` under Lambda tenant isolation. */
   private get scopeName(): string {
-    return this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
+    const name = this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
+    return this.lambdaTenant === undefined ? name : `${this.lambdaTenant}|${name}`;
   }
 
   /** The scope stops answering `idempotencyOf(context)` once the attempt is being settled. */

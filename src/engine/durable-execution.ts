@@ -19,6 +19,8 @@ export const MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS = 31_622_400;
 /** The invocation's own Lambda context, as a durable context carries it. */
 export type InvocationContext = {
   readonly awsRequestId?: string;
+  /** The invocation's tenant under Lambda tenant isolation. */
+  readonly tenantId?: unknown;
   /** The invocation's own X-Ray trace id (the log line's `trace_id`). */
   readonly xRayTraceId?: unknown;
   getRemainingTimeInMillis?: () => number;

@@ -85,14 +85,35 @@ export function decodeKeyPart(part: string): string {
   return part.replace(/%23/g, '#').replace(/%25/g, '%');
 }
 
-/** `req#<tenant>#<operation>#<key>` */
-export function requestPk(tenant: string, operation: string, key: string): string {
-  return `${RecordPrefix.request}${encodeKeyPart(tenant)}#${encodeKeyPart(operation)}#${encodeKeyPart(key)}`;
+/**
+ * What separates the tenant of Lambda tenant isolation from the rest of a record key's first part:
+ * the text `%7C`, which {@link encodeKeyPart} never writes (it escapes every `%` of a part as `%25`),
+ * so a key with a Lambda tenant can never equal one without, nor one of another Lambda tenant.
+ */
+const LAMBDA_TENANT_SEPARATOR = '%7C';
+
+/** A key's first part: the part, behind the invocation's Lambda tenant when the function isolates tenants. */
+function firstPart(part: string, lambdaTenant: string | undefined): string {
+  const encoded = encodeKeyPart(part);
+  return lambdaTenant === undefined ? encoded : `${encodeKeyPart(lambdaTenant)}${LAMBDA_TENANT_SEPARATOR}${encoded}`;
 }
 
-/** `msg#<consumer>#<messageId>` */
-export function messagePk(consumer: string, messageId: string): string {
-  return `${RecordPrefix.message}${encodeKeyPart(consumer)}#${encodeKeyPart(messageId)}`;
+/**
+ * `req#<tenant>#<operation>#<key>`; under Lambda tenant isolation (`lambdaTenant`, the
+ * invocation's `context.tenantId`), `req#<lambdaTenant>%7C<tenant>#<operation>#<key>`.
+ *
+ * @example requestPk('-', 'POST /pay', 'k1', 'acme') // 'req#acme%7C-#POST /pay#k1'
+ */
+export function requestPk(tenant: string, operation: string, key: string, lambdaTenant?: string): string {
+  return `${RecordPrefix.request}${firstPart(tenant, lambdaTenant)}#${encodeKeyPart(operation)}#${encodeKeyPart(key)}`;
+}
+
+/**
+ * `msg#<consumer>#<messageId>`; under Lambda tenant isolation,
+ * `msg#<lambdaTenant>%7C<consumer>#<messageId>`.
+ */
+export function messagePk(consumer: string, messageId: string, lambdaTenant?: string): string {
+  return `${RecordPrefix.message}${firstPart(consumer, lambdaTenant)}#${encodeKeyPart(messageId)}`;
 }
 
 /** `uniq#<name>#<value>` */
@@ -105,10 +126,19 @@ export function outboxPk(eventId: string): string {
   return `${RecordPrefix.outbox}${encodeKeyPart(eventId)}`;
 }
 
-/** The scope a record key was built from, decoded: what {@link requestPk} or {@link messagePk} were given. */
+/**
+ * The scope a record key was built from, decoded: what {@link requestPk} or {@link messagePk} were
+ * given; `lambdaTenant` only for a function with Lambda tenant isolation.
+ */
 export type KeyScope =
-  | { readonly kind: 'request'; readonly tenant: string; readonly operation: string; readonly key: string }
-  | { readonly kind: 'message'; readonly consumer: string; readonly messageId: string };
+  | {
+      readonly kind: 'request';
+      readonly tenant: string;
+      readonly operation: string;
+      readonly key: string;
+      readonly lambdaTenant?: string;
+    }
+  | { readonly kind: 'message'; readonly consumer: string; readonly messageId: string; readonly lambdaTenant?: string };
 
 /**
  * Reads back the scope of a request or message record's key; undefined for any other key.
@@ -117,13 +147,26 @@ export type KeyScope =
  */
 export function keyScopeOf(pk: string): KeyScope | undefined {
   const parts = (prefix: string, count: number) =>
-    pk.startsWith(prefix) && pk.split('#').length === count + 1
-      ? pk.slice(prefix.length).split('#').map(decodeKeyPart)
-      : undefined;
+    pk.startsWith(prefix) && pk.split('#').length === count + 1 ? pk.slice(prefix.length).split('#') : undefined;
+  /** The first part, and the Lambda tenant in front of it if there is one. */
+  const first = (part: string) => {
+    const at = part.indexOf(LAMBDA_TENANT_SEPARATOR);
+    if (at < 0) return { part: decodeKeyPart(part) };
+    const lambdaTenant = decodeKeyPart(part.slice(0, at));
+    return { part: decodeKeyPart(part.slice(at + LAMBDA_TENANT_SEPARATOR.length)), lambdaTenant };
+  };
   const request = parts(RecordPrefix.request, 3);
-  if (request) return { kind: 'request', tenant: request[0], operation: request[1], key: request[2] };
+  if (request) {
+    const { part: tenant, lambdaTenant } = first(request[0]!);
+    const scope = { kind: 'request', tenant, operation: decodeKeyPart(request[1]!), key: decodeKeyPart(request[2]!) };
+    return lambdaTenant === undefined ? (scope as KeyScope) : ({ ...scope, lambdaTenant } as KeyScope);
+  }
   const message = parts(RecordPrefix.message, 2);
-  if (message) return { kind: 'message', consumer: message[0], messageId: message[1] };
+  if (message) {
+    const { part: consumer, lambdaTenant } = first(message[0]!);
+    const scope = { kind: 'message', consumer, messageId: decodeKeyPart(message[1]!) };
+    return lambdaTenant === undefined ? (scope as KeyScope) : ({ ...scope, lambdaTenant } as KeyScope);
+  }
   return undefined;
 }
 

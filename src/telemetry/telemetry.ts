@@ -86,6 +86,8 @@ export interface AttemptIdentity {
   /** The invocation's own X-Ray trace header ({@link traceIdOf}). */
   readonly traceId?: string;
   readonly tenant?: string;
+  /** The invocation's tenant under Lambda tenant isolation (`context.tenantId`). */
+  readonly lambdaTenant?: string;
   readonly operation: string;
   readonly key?: string;
   readonly requestHash?: string;
@@ -127,6 +129,7 @@ export class Telemetry {
         request_id: identity.requestId,
         trace_id: identity.traceId,
         tenant_id: identity.tenant,
+        lambda_tenant_id: identity.lambdaTenant,
         operation: identity.operation,
         idempotency_key_hash: identity.key === undefined ? undefined : sha256Hex(identity.key).slice(0, 16),
         request_hash: identity.requestHash?.slice(0, 16),
