@@ -6,6 +6,13 @@ import { NumberValueImpl as NumberValue, unmarshall } from '@aws-sdk/util-dynamo
  * `Number.MAX_SAFE_INTEGER`, and a fraction such as `19.99` whose shortest JavaScript form is
  * its digits), a `bigint` for any other integer, and the SDK's `NumberValue` (the digits as
  * DynamoDB wrote them, `toString()`) for any other fraction.
+ *
+ * @example
+ * interface Account {
+ *   id: StreamNumber; // 18446744073709551615n
+ *   balance: StreamNumber; // NumberValue '12345678901234567890.123', String(balance) gives the digits
+ * }
+ * export const handler = dynamodbStreamConsumer<Account>(project, { journal, consumer: 'accounts' });
  */
 export type StreamNumber = number | bigint | NumberValue;
 
