@@ -1,4 +1,3 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { fingerprintOf } from '../engine/index.js';
 import { orderedStreamConsumer } from './ordered-stream.js';
@@ -7,6 +6,7 @@ import {
   type DynamoDBStreamConsumerOptions,
   type DynamoDBStreamConsumerRecord,
 } from './stream-consumer-options.js';
+import { readStreamImage } from './stream-image.js';
 
 /**
  * Handles one DynamoDB Streams record inside a guarded attempt; `idempotencyOf(context)`
@@ -18,8 +18,6 @@ export type DynamoDBStreamRecordHandler<T = Record<string, unknown>> = (
   context: Context,
 ) => Promise<unknown>;
 
-type StreamImage = Parameters<typeof unmarshall>[0];
-
 /**
  * Guards a DynamoDB Streams (change data capture) Lambda handler record by record, in order,
  * so that every redelivery of a change runs its side effects once: a projection into a read
@@ -27,7 +25,8 @@ type StreamImage = Parameters<typeof unmarshall>[0];
  * (records in order; the first failure, in-progress or needs-review record stops the batch and
  * is the one batch item failure reported; Lambda resumes there and completed records are
  * skipped). The key and images are unmarshalled once into `record.keys`, `record.newImage` and
- * `record.oldImage`.
+ * `record.oldImage`, every number exact (a `StreamNumber`: `number`, `bigint` beyond the safe
+ * integers, the SDK's `NumberValue` for a fraction no JavaScript number equals).
  *
  * @example
  * export const handler = dynamodbStreamConsumer(
@@ -51,6 +50,7 @@ export function dynamodbStreamConsumer<T = Record<string, unknown>>(
       sequenceNumberOf: (record: DynamoDBRecord) => record?.dynamodb?.SequenceNumber || undefined,
       shardOf: (record: DynamoDBRecord) => record.eventSourceARN,
       read: (record: DynamoDBRecord) => readChange<T>(record),
+      // The attribute-value JSON as delivered: every number counts by its digits, whatever the handler gets.
       defaultFingerprint: (record: DynamoDBStreamConsumerRecord<T>) =>
         fingerprintOf({
           eventName: record.eventName ?? null,
@@ -67,10 +67,10 @@ export function dynamodbStreamConsumer<T = Record<string, unknown>>(
 
 function readChange<T>(record: DynamoDBRecord): DynamoDBStreamConsumerRecord<T> {
   const change = record.dynamodb ?? {};
-  const image = (value: unknown) => (value ? (unmarshall(value as StreamImage) as T) : undefined);
+  const image = (value: unknown) => (value ? (readStreamImage(value) as T) : undefined);
   return {
     ...record,
-    keys: change.Keys ? unmarshall(change.Keys as StreamImage) : {},
+    keys: change.Keys ? readStreamImage(change.Keys) : {},
     newImage: image(change.NewImage),
     oldImage: image(change.OldImage),
   };

@@ -9,3 +9,4 @@ export {
   type KinesisConsumerRecord,
   type KinesisDataFormat,
 } from './stream-consumer-options.js';
+export type { StreamNumber } from './stream-image.js';

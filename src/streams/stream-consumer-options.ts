@@ -17,7 +17,10 @@ export type KinesisConsumerRecord<T = unknown> = KinesisStreamRecord & {
 
 /**
  * A DynamoDB Streams record as `dynamodbStreamConsumer` hands it over: the Lambda record
- * unchanged, plus its key and images unmarshalled to plain values.
+ * unchanged, plus its key and images unmarshalled to plain values. Every number is exact (a
+ * `StreamNumber`): a `number` when a JavaScript number is that value, a `bigint` for an
+ * integer beyond `Number.MAX_SAFE_INTEGER`, the SDK's `NumberValue` for any other fraction.
+ * Binary attributes stay the base64 strings Lambda delivers.
  */
 export type DynamoDBStreamConsumerRecord<T = Record<string, unknown>> = DynamoDBRecord & {
   /** The item's key attributes. */
@@ -83,8 +86,9 @@ export interface DynamoDBStreamConsumerOptions<T = Record<string, unknown>> exte
    */
   readonly messageId?: (record: DynamoDBStreamConsumerRecord<T>) => string;
   /**
-   * What the fingerprint covers.
-   * @default the canonical JSON of the record's event name, keys and images
+   * What the fingerprint covers. A `bigint` counts by its digits, a `NumberValue` by its text.
+   * @default the canonical JSON of the event name, keys and images as delivered (every number its digits)
+   * @example (record) => ({ id: record.keys.id, amount: record.newImage?.amount })
    */
   readonly fingerprint?: (record: DynamoDBStreamConsumerRecord<T>) => unknown;
 }

@@ -4,10 +4,29 @@ import type {
   KinesisStreamEvent,
   SQSEvent,
 } from 'aws-lambda';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 
 const REGION = 'us-east-1';
 const ACCOUNT_ID = '123456789012';
+/** Kinesis sequence numbers are 56 digits long: ours are this plus {@link nextSequence}. */
+const KINESIS_SEQUENCE_BASE = 49_590_338_271_490_256_608_559_692_538_361_571_095_921_575_989_136_588_898n;
+
+/**
+ * The last sequence number a builder handed out. Every call continues from it, so no two calls
+ * build the same record (a Kinesis `eventID` is its sequence number: a repeat would be a
+ * redelivery to the guard) and numbers increase within every shard and message group. Jest loads
+ * this module anew for each test file, and test files may share a journal table: the start is the
+ * clock (10^12 numbers a millisecond) plus a random slot of 10^6 numbers, so a later load counts
+ * on above an earlier one, and two loads in the same millisecond (two workers) meet with odds of
+ * one in a million.
+ */
+let lastSequence = BigInt(Date.now()) * 10n ** 12n + BigInt(randomInt(1_000_000)) * 10n ** 6n;
+
+/** A sequence number no builder of this module instance handed out before, above all it did. */
+function nextSequence(): bigint {
+  lastSequence += 1n;
+  return lastSequence;
+}
 
 /** One SQS message of an {@link sqsEvent}. */
 export interface SqsMessageOptions {
@@ -27,7 +46,8 @@ export interface SqsMessageOptions {
    */
   readonly attributes?: Record<string, string>;
   /**
-   * FIFO message group; the queue is then `<queueName>.fifo`.
+   * FIFO message group; the queue is then `<queueName>.fifo` and the record gets a
+   * `SequenceNumber`, increasing across every call.
    * @default - a standard queue
    */
   readonly messageGroupId?: string;
@@ -40,6 +60,9 @@ export interface SqsMessageOptions {
 
 /**
  * An SQS event as a Lambda event source mapping delivers it: one record per message, in order.
+ * Every call makes new messages (new message ids and receipt handles; FIFO sequence numbers
+ * continuing those of earlier calls); only a `messageId` given twice, in one call or two, is one
+ * message delivered again.
  *
  * @example
  * const event = sqsEvent([{ body: { orderId: 'o-1' }, messageId: 'm-1' }, { body: { orderId: 'o-1' }, messageId: 'm-1' }]);
@@ -69,7 +92,7 @@ export function sqsEvent(
             : {
                 MessageGroupId: message.messageGroupId,
                 MessageDeduplicationId: createHash('sha256').update(body).digest('hex'),
-                SequenceNumber: String(index + 1).padStart(20, '0'),
+                SequenceNumber: String(nextSequence()),
               }),
         },
         messageAttributes: Object.fromEntries(
@@ -97,27 +120,33 @@ export interface KinesisRecordOptions {
    */
   readonly partitionKey?: string;
   /**
-   * Sequence number (the batch item failure the guard reports).
-   * @default - increasing with the record's position
+   * Sequence number (the batch item failure the guard reports, and the record's `eventID`). Give
+   * the one of an earlier record to build its redelivery; it is used as given.
+   * @default - a new one, above every sequence number built before, in this call or an earlier one
    */
   readonly sequenceNumber?: string;
 }
 
 /**
  * A Kinesis event as a Lambda event source mapping delivers it: records in order, `eventID` =
- * `shardId-000000000000:<sequenceNumber>` (the default `messageId` of a stream consumer).
+ * `shardId-000000000000:<sequenceNumber>` (the default `messageId` of a stream consumer). Every
+ * call makes new records, their sequence numbers increasing across calls: a redelivery is the
+ * same event passed again, or records built with the `sequenceNumber`s of the first ones.
  *
- * @example const event = kinesisEvent([{ data: { orderId: 'o-1' } }, { data: { orderId: 'o-2' } }]);
+ * @example
+ * const event = kinesisEvent([{ data: { orderId: 'o-1' } }, { data: { orderId: 'o-2' } }]);
+ * await handler(event, lambdaContext());
+ * await handler(event, lambdaContext()); // Lambda's redelivery: both records are duplicates
+ * await handler(kinesisEvent([{ data: { orderId: 'o-1' } }]), lambdaContext()); // a new record (a producer retry)
  */
 export function kinesisEvent(
   records: readonly KinesisRecordOptions[],
   options: { readonly streamName?: string } = {},
 ): KinesisStreamEvent {
   const streamName = options.streamName ?? 'test-stream';
-  const base = 49_590_338_271_490_256_608_559_692_538_361_571_095_921_575_989_136_588_898n;
   return {
-    Records: records.map((record, index) => {
-      const sequenceNumber = record.sequenceNumber ?? String(base + BigInt(index));
+    Records: records.map((record) => {
+      const sequenceNumber = record.sequenceNumber ?? String(KINESIS_SEQUENCE_BASE + nextSequence());
       const data = typeof record.data === 'string' ? record.data : JSON.stringify(record.data);
       return {
         kinesis: {
@@ -159,13 +188,14 @@ export interface DynamoDBStreamRecordOptions {
    */
   readonly oldImage?: Record<string, StreamAttributeValue>;
   /**
-   * The record's event id (the default `messageId` of a stream consumer).
+   * The record's event id (the default `messageId` of a stream consumer). Give the one of an
+   * earlier record to build its redelivery.
    * @default - a new hex id
    */
   readonly eventID?: string;
   /**
-   * Sequence number (the batch item failure the guard reports).
-   * @default - increasing with the record's position
+   * Sequence number (the batch item failure the guard reports); used as given.
+   * @default - a new one, above every sequence number built before, in this call or an earlier one
    */
   readonly sequenceNumber?: string;
 }
@@ -173,6 +203,8 @@ export interface DynamoDBStreamRecordOptions {
 /**
  * A DynamoDB Streams event as a Lambda event source mapping delivers it (records in order, the
  * images in attribute-value JSON: use `marshall` from `@aws-sdk/util-dynamodb` to build them).
+ * Every call makes new records (new event ids, sequence numbers increasing across calls): a
+ * redelivery is the same event passed again, or records built with the first ones' `eventID`s.
  *
  * @example
  * const event = dynamodbStreamEvent([{ keys: { pk: { S: 'order#1' } }, newImage: { pk: { S: 'order#1' }, total: { N: '5' } } }]);
@@ -189,7 +221,7 @@ export function dynamodbStreamEvent(
         ? 'OLD_IMAGE'
         : 'NEW_IMAGE';
   return {
-    Records: records.map((record, index) => ({
+    Records: records.map((record) => ({
       eventID: record.eventID ?? randomUUID().replace(/-/g, ''),
       eventName: record.eventName ?? 'INSERT',
       eventVersion: '1.1',
@@ -200,7 +232,7 @@ export function dynamodbStreamEvent(
         Keys: record.keys,
         ...(record.newImage ? { NewImage: record.newImage } : {}),
         ...(record.oldImage ? { OldImage: record.oldImage } : {}),
-        SequenceNumber: record.sequenceNumber ?? String(100_000_000_000 + index),
+        SequenceNumber: record.sequenceNumber ?? String(nextSequence()),
         SizeBytes: Buffer.byteLength(JSON.stringify(record)),
         StreamViewType: viewType,
       },

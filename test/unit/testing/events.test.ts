@@ -1,7 +1,13 @@
 import middy from '@middy/core';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { httpIdempotency, MemoryJournal, sqsConsumer } from '../../../src/index.js';
+import {
+  dynamodbStreamConsumer,
+  httpIdempotency,
+  kinesisConsumer,
+  MemoryJournal,
+  sqsConsumer,
+} from '../../../src/index.js';
 import {
   albEvent,
   dynamodbStreamEvent,
@@ -125,6 +131,99 @@ describe('idemkit/testing record event builders', () => {
     expect(Records[0].eventName).toBe('INSERT');
     expect(Records[0].eventID).not.toBe(Records[1].eventID);
     expect(Records[1].dynamodb!.StreamViewType).toBe('NEW_AND_OLD_IMAGES');
+  });
+});
+
+describe('idemkit/testing record event builders across calls', () => {
+  const sequenceNumbers = (event: ReturnType<typeof kinesisEvent>) =>
+    event.Records.map((r) => r.kinesis.sequenceNumber);
+  const ascending = (numbers: readonly string[]) =>
+    numbers.every((n, i) => i === 0 || BigInt(n) > BigInt(numbers[i - 1]));
+
+  it('kinesisEvent: each call builds new records, which the guard runs, while the same event again is a redelivery', async () => {
+    const handled: unknown[] = [];
+    const handler = kinesisConsumer(async (record) => void handled.push(record.data), {
+      journal: new MemoryJournal(),
+      consumer: 'orders',
+    });
+    const first = kinesisEvent([{ data: { orderId: 'o-1' } }]);
+    const second = kinesisEvent([{ data: { orderId: 'o-2' } }]);
+
+    await handler(first, lambdaContext());
+    await handler(second, lambdaContext());
+    await handler(first, lambdaContext());
+
+    expect(handled).toEqual([{ orderId: 'o-1' }, { orderId: 'o-2' }]);
+    expect(second.Records[0].eventID).not.toBe(first.Records[0].eventID);
+  });
+
+  it('kinesisEvent: two loads of the module (two test files, two Jest workers) build different records', () => {
+    const build = () => {
+      let event: ReturnType<typeof kinesisEvent> | undefined;
+      jest.isolateModules(() => {
+        const testing = jest.requireActual<typeof import('../../../src/testing/index.js')>(
+          '../../../src/testing/index.js',
+        );
+        event = testing.kinesisEvent([{ data: { orderId: 'o-1' } }]);
+      });
+      return event!.Records[0].eventID;
+    };
+
+    expect(build()).not.toBe(build());
+  });
+
+  it('kinesisEvent: sequence numbers keep increasing across calls', () => {
+    const numbers = [
+      ...sequenceNumbers(kinesisEvent([{ data: 1 }, { data: 2 }])),
+      ...sequenceNumbers(kinesisEvent([{ data: 3 }])),
+    ];
+    expect(ascending(numbers)).toBe(true);
+  });
+
+  it('kinesisEvent: a record built with an earlier sequence number is its redelivery', async () => {
+    const handled: unknown[] = [];
+    const handler = kinesisConsumer(async (record) => void handled.push(record.data), {
+      journal: new MemoryJournal(),
+      consumer: 'orders',
+    });
+    const [record] = kinesisEvent([{ data: { orderId: 'o-1' } }]).Records;
+
+    await handler({ Records: [record] }, lambdaContext());
+    await handler(
+      kinesisEvent([{ data: { orderId: 'o-1' }, sequenceNumber: record.kinesis.sequenceNumber }]),
+      lambdaContext(),
+    );
+
+    expect(handled).toEqual([{ orderId: 'o-1' }]);
+  });
+
+  it('dynamodbStreamEvent: each call builds new records with sequence numbers increasing across calls', async () => {
+    const handled: unknown[] = [];
+    const handler = dynamodbStreamConsumer(async (record) => void handled.push(record.keys.pk), {
+      journal: new MemoryJournal(),
+      consumer: 'orders',
+    });
+    const change = { keys: { pk: { S: 'o#1' } }, newImage: { pk: { S: 'o#1' } } };
+    const first = dynamodbStreamEvent([change, change]);
+    const second = dynamodbStreamEvent([change]);
+
+    await handler(first, lambdaContext());
+    await handler(second, lambdaContext());
+
+    expect(handled).toEqual(['o#1', 'o#1', 'o#1']);
+    expect(ascending([...first.Records, ...second.Records].map((r) => r.dynamodb!.SequenceNumber!))).toBe(true);
+  });
+
+  it('sqsEvent: FIFO sequence numbers keep increasing across calls, message ids are new on every call', () => {
+    const first = sqsEvent([
+      { body: 'a', messageGroupId: 'g-1' },
+      { body: 'b', messageGroupId: 'g-1' },
+    ]);
+    const second = sqsEvent([{ body: 'a', messageGroupId: 'g-1' }]);
+    const records = [...first.Records, ...second.Records];
+
+    expect(ascending(records.map((r) => r.attributes.SequenceNumber!))).toBe(true);
+    expect(new Set(records.map((r) => r.messageId)).size).toBe(3);
   });
 });
 
