@@ -15,7 +15,7 @@ export {
   type StatusCodes,
 } from './http/index.js';
 export { makeIdempotent, type MakeIdempotentOptions } from './function/index.js';
-export type { MigrateFromOptions, PowertoolsAttributeNames, PowertoolsMigrationOptions } from './migration/index.js';
+export type { MigrationSource } from './engine/index.js';
 export {
   MetricName,
   MetricDimension,

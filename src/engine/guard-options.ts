@@ -36,6 +36,47 @@ export type LegacyDecision =
  */
 export type LegacyLookup = (legacyEvent: unknown, countCall: () => void) => Promise<LegacyDecision>;
 
+/**
+ * The records of the idempotency library a guard replaces, read while the cut-over lasts (the
+ * `migrateFrom` option of `httpIdempotency` and `makeIdempotent`). `fromPowertools(...)`, from
+ * `idemkit/migration`, builds one; a guard without a migration never loads that code.
+ *
+ * @example
+ * import { fromPowertools } from 'idemkit/migration';
+ * httpIdempotency({ journal, migrateFrom: fromPowertools({ tableName: 'IdempotencyTable', keyPrefix: 'create-payment', eventKeyJmesPath: 'body' }) });
+ */
+export interface MigrationSource {
+  /**
+   * Builds the guard's lookup, once, when its factory is called (`factory` names it in errors).
+   *
+   * @throws InvalidOptionsError when the guard's settings exclude the migration (`effects: 'staged-only'`)
+   */
+  lookupFor(factory: string, settings: Pick<EngineSettings, 'clock' | 'effects'>): LegacyLookup;
+}
+
+/**
+ * The lookup of a `migrateFrom` option, built when the factory is called; undefined without one.
+ *
+ * @throws InvalidOptionsError for a value that is no {@link MigrationSource} (the 0.1 form `{ powertools: {...} }` says how
+ *   to write it now)
+ */
+export function legacyLookupOf(
+  factory: string,
+  migrateFrom: unknown,
+  settings: Pick<EngineSettings, 'clock' | 'effects'>,
+): LegacyLookup | undefined {
+  if (migrateFrom === undefined) return undefined;
+  const source = migrateFrom as Partial<MigrationSource> | null;
+  if (typeof source === 'object' && source !== null && typeof source.lookupFor === 'function')
+    return source.lookupFor(factory, settings);
+  const older = typeof source === 'object' && source !== null && 'powertools' in source;
+  throw new InvalidOptionsError(
+    older
+      ? `${factory}: option 'migrateFrom' takes fromPowertools({ ... }) from 'idemkit/migration': write migrateFrom: fromPowertools(options) for migrateFrom: { powertools: options }`
+      : `${factory}: option 'migrateFrom' must be built by fromPowertools({ ... }) from 'idemkit/migration'`,
+  );
+}
+
 /** What an attempt's handler produced, as the entry point wants it kept. */
 export interface HandlerOutcome {
   /** False for an error outcome that must not be replayed (5xx, 408, 429): the record is released. */

@@ -10,7 +10,9 @@ export {
 } from './fingerprint.js';
 export {
   DEFAULT_GUARD_OPTIONS,
+  legacyLookupOf,
   resolveGuardOptions,
+  type MigrationSource,
   type EngineSettings,
   type GuardOptions,
   type HandlerOutcome,

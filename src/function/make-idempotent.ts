@@ -2,13 +2,14 @@ import { InvalidOptionsError, NO_TENANT, readFunction, readString, required, sco
 import {
   fingerprintOf,
   IdempotencyEngine,
+  legacyLookupOf,
   resolveGuardOptions,
+  type MigrationSource,
   type GuardOptions,
   type LambdaContextLike,
 } from '../engine/index.js';
 import { storedJsonForm } from '../journal/index.js';
 import { constructGivenName } from '../core/index.js';
-import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 
 /** Options of {@link makeIdempotent}. */
@@ -37,7 +38,7 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
    * `dataIndexArgument`, make that argument a field of the input and select it in the expressions.
    * @default undefined (no migration)
    */
-  readonly migrateFrom?: MigrateFromOptions;
+  readonly migrateFrom?: MigrationSource;
 }
 
 const FACTORY = 'makeIdempotent';
@@ -75,7 +76,7 @@ export function makeIdempotent<TInput, TResult, TContext extends object = Lambda
   const keyOf = required(FACTORY, 'key', readFunction(FACTORY, 'key', options.key, undefined));
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, (input: TInput): unknown => input);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, () => NO_TENANT);
-  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
+  const legacyLookup = legacyLookupOf(FACTORY, options.migrateFrom, settings);
   // A result a `recover` hook or the previous library hands back is returned in its stored form too.
   const engine = new IdempotencyEngine(
     {

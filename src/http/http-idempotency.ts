@@ -12,12 +12,13 @@ import {
 import {
   fingerprintOf,
   IdempotencyEngine,
+  legacyLookupOf,
   resolveGuardOptions,
+  type MigrationSource,
   type Attempt,
   type GuardOptions,
   type RunResult,
 } from '../engine/index.js';
-import { legacyLookupFor, type MigrateFromOptions } from '../migration/index.js';
 import { MetricDimension, Telemetry } from '../telemetry/index.js';
 import { defaultTenant, viewHttpEvent, type EventFlavor, type HttpRequestView, readKeyHeader } from './http-event.js';
 import {
@@ -81,7 +82,7 @@ export interface HttpIdempotencyOptions extends GuardOptions {
    * record it holds for the same raw event, and a completed or running request is answered, not re-run.
    * @default undefined (no migration)
    */
-  readonly migrateFrom?: MigrateFromOptions;
+  readonly migrateFrom?: MigrationSource;
 }
 
 /** Defaults of {@link HttpIdempotencyOptions} besides the shared guard defaults. */
@@ -149,7 +150,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   // A response handed back by a `recover` hook or the previous library is stored like a handler's: allow-listed
   // headers only.
   const storedFormOf = (response: unknown) => storedForm(normalizeResponse(response), replayHeaders);
-  const legacyLookup = legacyLookupFor(FACTORY, options.migrateFrom, settings);
+  const legacyLookup = legacyLookupOf(FACTORY, options.migrateFrom, settings);
   const engine = new IdempotencyEngine(
     {
       ...settings,

@@ -1,12 +1,12 @@
 export {
-  legacyLookupFor,
+  fromPowertools,
   loadPowertoolsSearch,
+  PowertoolsRecordReader,
   powertoolsPayloadHash,
   powertoolsRecordId,
 } from './powertools-record.js';
 export {
-  resolveMigrateFrom,
-  type MigrateFromOptions,
+  resolvePowertoolsSource,
   type PowertoolsAttributeNames,
   type PowertoolsMigrationOptions,
   type PowertoolsSearch,

@@ -34,7 +34,7 @@ export function compilePowertoolsSearch(factory: string, source: PowertoolsSourc
     } catch (error) {
       if (SYNTAX_ERRORS.some((type) => error instanceof type))
         throw new InvalidOptionsError(
-          `${factory}: option 'migrateFrom.powertools.${option}' is not a valid JMESPath expression: ${(error as Error).message}`,
+          `${factory}: option 'migrateFrom' (fromPowertools option '${option}') is not a valid JMESPath expression: ${(error as Error).message}`,
         );
     }
   }

@@ -98,16 +98,6 @@ export interface PowertoolsMigrationOptions {
   readonly until?: Date;
 }
 
-/**
- * The library being moved from (`migrateFrom` on `httpIdempotency` and `makeIdempotent`).
- *
- * @example
- * httpIdempotency({ journal, migrateFrom: { powertools: { tableName: 'IdempotencyTable', keyPrefix: 'create-payment', eventKeyJmesPath: 'headers."idempotency-key"' } } })
- */
-export interface MigrateFromOptions {
-  readonly powertools: PowertoolsMigrationOptions;
-}
-
 /** The Powertools table, key derivation and window, validated. */
 export interface PowertoolsSource {
   readonly tableName: string;
@@ -137,7 +127,7 @@ const OPTION_NAMES = [
   'hashFunction',
   'jmesPathFunctions',
   'until',
-];
+] as const satisfies ReadonlyArray<keyof PowertoolsMigrationOptions>;
 const DEFAULT_ATTRIBUTES = {
   key: 'id',
   status: 'status',
@@ -149,55 +139,48 @@ const DEFAULT_ATTRIBUTES = {
 const ATTRIBUTE_NAMES = [...Object.keys(DEFAULT_ATTRIBUTES), 'sortKey'];
 
 /**
- * Validates `migrateFrom` once, when the factory is called; an unknown name throws and names it.
- * The expressions are checked to be strings here and compiled by `loadPowertoolsSearch`, which
- * the factory starts at once but which ends after it returns (JMESPath is loaded on first need).
+ * Validates the options of `fromPowertools` once, when it is called; an unknown name throws and
+ * names it. The expressions are checked to be strings here and compiled by
+ * `loadPowertoolsSearch`, which the guard's factory starts at once but which ends after it
+ * returns (JMESPath is loaded on first need).
+ *
+ * @throws InvalidOptionsError naming the option
  */
-export function resolveMigrateFrom(factory: string, value: unknown): PowertoolsSource | undefined {
-  if (value === undefined) return undefined;
-  assertKnownOptions(`${factory} (migrateFrom)`, value, ['powertools']);
-  const options = required(factory, 'migrateFrom.powertools', (value as Partial<MigrateFromOptions>).powertools);
-  assertKnownOptions(`${factory} (migrateFrom.powertools)`, options, OPTION_NAMES);
-  const name = (option: string) => `migrateFrom.powertools.${option}`;
-  const tableName = required(
-    factory,
-    name('tableName'),
-    readTableName(factory, name('tableName'), options.tableName, undefined),
-  );
+export function resolvePowertoolsSource(factory: string, options: PowertoolsMigrationOptions): PowertoolsSource {
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionsError(`${factory}: the options must be an object`);
+  assertKnownOptions(factory, options, OPTION_NAMES);
+  const tableName = required(factory, 'tableName', readTableName(factory, 'tableName', options.tableName, undefined));
   const keyPrefix = typeof options.keyPrefix === 'string' ? options.keyPrefix.trim() : '';
   if (keyPrefix.length === 0)
     throw new InvalidOptionsError(
-      `${factory}: option '${name('keyPrefix')}' must be a non-empty string (Powertools' default is the function name)`,
+      `${factory}: option 'keyPrefix' must be a non-empty string (Powertools' default is the function name)`,
     );
-  readClient(factory, name('client'), options.client, 'a DynamoDBClient or DynamoDBDocumentClient');
-  const hashFunction = readString(factory, name('hashFunction'), options.hashFunction, 'md5');
+  readClient(factory, 'client', options.client, 'a DynamoDBClient or DynamoDBDocumentClient');
+  const hashFunction = readString(factory, 'hashFunction', options.hashFunction, 'md5');
   if (!getHashes().includes(hashFunction))
     throw new InvalidOptionsError(
-      `${factory}: option '${name('hashFunction')}' must be a Node.js hash name, got '${hashFunction}'`,
+      `${factory}: option 'hashFunction' must be a Node.js hash name, got '${hashFunction}'`,
     );
   if (
     options.jmesPathFunctions !== undefined &&
     (typeof options.jmesPathFunctions !== 'object' || options.jmesPathFunctions === null)
   ) {
-    throw new InvalidOptionsError(`${factory}: option '${name('jmesPathFunctions')}' must be a Functions instance`);
+    throw new InvalidOptionsError(`${factory}: option 'jmesPathFunctions' must be a Functions instance`);
   }
-  checkExpression(`${factory}: option '${name('eventKeyJmesPath')}'`, options.eventKeyJmesPath, true);
+  checkExpression(`${factory}: option 'eventKeyJmesPath'`, options.eventKeyJmesPath, true);
   if (options.payloadValidationJmesPath !== undefined) {
-    checkExpression(
-      `${factory}: option '${name('payloadValidationJmesPath')}'`,
-      options.payloadValidationJmesPath,
-      false,
-    );
+    checkExpression(`${factory}: option 'payloadValidationJmesPath'`, options.payloadValidationJmesPath, false);
   }
-  const attributes = resolveAttributes(factory, name('attributes'), options.attributes);
-  const staticPkValue = readString(factory, name('staticPkValue'), options.staticPkValue, undefined);
+  const attributes = resolveAttributes(factory, 'attributes', options.attributes);
+  const staticPkValue = readString(factory, 'staticPkValue', options.staticPkValue, undefined);
   if (attributes.sortKey !== undefined && staticPkValue === undefined) {
     throw new InvalidOptionsError(
-      `${factory}: option '${name('staticPkValue')}' is required with attributes.sortKey (Powertools' default is 'idempotency#<function name>')`,
+      `${factory}: option 'staticPkValue' is required with attributes.sortKey (Powertools' default is 'idempotency#<function name>')`,
     );
   }
   if (options.until !== undefined && !(options.until instanceof Date && Number.isFinite(options.until.getTime()))) {
-    throw new InvalidOptionsError(`${factory}: option '${name('until')}' must be a valid Date`);
+    throw new InvalidOptionsError(`${factory}: option 'until' must be a valid Date`);
   }
   return {
     tableName,

@@ -1,8 +1,13 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { EngineSettings, LegacyDecision, LegacyLookup } from '../engine/index.js';
+import type { EngineSettings, LegacyDecision, LegacyLookup, MigrationSource } from '../engine/index.js';
 import { InvalidOptionsError, JournalUnavailableError } from '../core/index.js';
-import { resolveMigrateFrom, type PowertoolsSearch, type PowertoolsSource } from './powertools-options.js';
+import {
+  resolvePowertoolsSource,
+  type PowertoolsMigrationOptions,
+  type PowertoolsSearch,
+  type PowertoolsSource,
+} from './powertools-options.js';
 import { createHash } from 'node:crypto';
 
 /** Status values `@aws-lambda-powertools/idempotency` writes (`EXPIRED` is computed, never stored). */
@@ -85,24 +90,39 @@ export class PowertoolsRecordReader {
 }
 
 /**
- * The engine's `legacyLookup` for a `migrateFrom` option, validated when the factory is
- * called; undefined without one. `clock` is the guard's, so expiry reads agree with the journal's.
+ * The records `@aws-lambda-powertools/idempotency` 2.x keeps, as a guard's `migrateFrom`: while
+ * the cut-over lasts, a key idemkit reserves for the first time is looked up where Powertools,
+ * configured as given, holds it (one consistent `GetItem`), and a completed Powertools outcome
+ * replays, a live one answers 409 and another payload 422. The options are checked here; the
+ * expressions compile when the guard's factory is called.
+ *
+ * @throws InvalidOptionsError naming an option that is unknown or invalid
+ * @example
+ * import { fromPowertools } from 'idemkit/migration';
+ * export const handler = middy(createPayment).use(httpIdempotency({
+ *   journal,
+ *   migrateFrom: fromPowertools({
+ *     tableName: 'IdempotencyTable',
+ *     keyPrefix: 'payments-create-payment', // the function name, unless Powertools was given a keyPrefix
+ *     eventKeyJmesPath: 'powertools_json(body).[customerId, orderId]',
+ *     until: new Date('2026-12-01T00:00:00Z'),
+ *   }),
+ * }));
  */
-export function legacyLookupFor(
-  factory: string,
-  migrateFrom: unknown,
-  settings: Pick<EngineSettings, 'clock' | 'effects'>,
-): LegacyLookup | undefined {
-  const source = resolveMigrateFrom(factory, migrateFrom);
-  if (!source) return undefined;
-  if (settings.effects === 'staged-only') {
-    // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
-    throw new InvalidOptionsError(
-      `${factory}: option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)`,
-    );
-  }
-  const reader = new PowertoolsRecordReader(source, settings.clock, loadPowertoolsSearch(factory, source));
-  return (legacyEvent, countCall) => reader.decide(legacyEvent, countCall);
+export function fromPowertools(options: PowertoolsMigrationOptions): MigrationSource {
+  const source = resolvePowertoolsSource('fromPowertools', options);
+  return Object.freeze({
+    lookupFor(factory: string, settings: Pick<EngineSettings, 'clock' | 'effects'>): LegacyLookup {
+      if (settings.effects === 'staged-only') {
+        // A staged-only attempt reserves nothing before its handler runs, so no lookup could stop a re-run.
+        throw new InvalidOptionsError(
+          `${factory}: option 'migrateFrom' does not apply with effects: 'staged-only' (use the default effects during the migration)`,
+        );
+      }
+      const reader = new PowertoolsRecordReader(source, settings.clock, loadPowertoolsSearch(factory, source));
+      return (legacyEvent, countCall) => reader.decide(legacyEvent, countCall);
+    },
+  });
 }
 
 /**

@@ -5,15 +5,8 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import {
-  DynamoDBJournal,
-  makeIdempotent,
-  MetricName,
-  PayloadMismatchError,
-  requestPk,
-  type MigrateFromOptions,
-  type PowertoolsMigrationOptions,
-} from '../../src/index.js';
+import { DynamoDBJournal, makeIdempotent, MetricName, PayloadMismatchError, requestPk } from '../../src/index.js';
+import { fromPowertools, type PowertoolsMigrationOptions } from '../../src/entries/migration.js';
 import { guard } from '../http/guarded-handler.js';
 import { countCalls, createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
@@ -93,16 +86,14 @@ async function setup(migration: Partial<PowertoolsMigrationOptions> = {}) {
   const journalTable = await createJournalTable(client);
   const legacyTable = await createTable(client, 'powertools', 'id');
   const journal = new DynamoDBJournal({ tableName: journalTable, client });
-  const migrateFrom: MigrateFromOptions = {
-    powertools: {
-      tableName: legacyTable,
-      client: legacyClient,
-      keyPrefix: PREFIX,
-      eventKeyJmesPath: KEY_PATH,
-      payloadValidationJmesPath: VALIDATION_PATH,
-      ...migration,
-    },
-  };
+  const migrateFrom = fromPowertools({
+    tableName: legacyTable,
+    client: legacyClient,
+    keyPrefix: PREFIX,
+    eventKeyJmesPath: KEY_PATH,
+    payloadValidationJmesPath: VALIDATION_PATH,
+    ...migration,
+  });
   const observed = observer();
   const idemkit = paymentsHandler('idemkit');
   const guarded = (options: Record<string, unknown> = {}) =>
@@ -440,7 +431,7 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
         journal,
         operation: 'reserveStock',
         key: (order: Order) => order.orderId,
-        migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve-stock-fn', eventKeyJmesPath: 'orderId' } },
+        migrateFrom: fromPowertools({ tableName, client, keyPrefix: 'reserve-stock-fn', eventKeyJmesPath: 'orderId' }),
       },
     );
 
@@ -475,7 +466,7 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
         journal,
         operation: 'reserve',
         key: (input) => input.order.orderId,
-        migrateFrom: { powertools: { tableName, client, keyPrefix: 'reserve', eventKeyJmesPath: 'order' } },
+        migrateFrom: fromPowertools({ tableName, client, keyPrefix: 'reserve', eventKeyJmesPath: 'order' }),
       },
     );
 
@@ -507,15 +498,13 @@ describe('migrateFrom powertools on makeIdempotent, records written by Powertool
         journal,
         operation: 'reserve',
         key: (order) => order.orderId,
-        migrateFrom: {
-          powertools: {
-            tableName,
-            client,
-            keyPrefix: 'reserve',
-            eventKeyJmesPath: 'orderId',
-            payloadValidationJmesPath: 'quantity',
-          },
-        },
+        migrateFrom: fromPowertools({
+          tableName,
+          client,
+          keyPrefix: 'reserve',
+          eventKeyJmesPath: 'orderId',
+          payloadValidationJmesPath: 'quantity',
+        }),
       },
     );
 

@@ -3,7 +3,8 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { newIdempotencyKey, type MigrateFromOptions } from '../../../src/index.js';
+import { newIdempotencyKey } from '../../../src/index.js';
+import { fromPowertools } from '../../../src/entries/migration.js';
 import { createPaymentHandler } from '../../../src/handlers/factories/create-payment.js';
 import { localLambdaContext } from '../../local/lambda-context.js';
 import { createStringKeyTable } from '../../local/tables.js';
@@ -47,9 +48,12 @@ export async function migratedReplay(ctx: DemoContext): Promise<void> {
     '✂ the response is dropped; meanwhile the function is deployed with httpIdempotency({ migrateFrom })',
   );
 
-  const migrateFrom: MigrateFromOptions = {
-    powertools: { tableName: powertoolsTable, client: stack.client, keyPrefix: FUNCTION_NAME, ...POWERTOOLS_CONFIG },
-  };
+  const migrateFrom = fromPowertools({
+    tableName: powertoolsTable,
+    client: stack.client,
+    keyPrefix: FUNCTION_NAME,
+    ...POWERTOOLS_CONFIG,
+  });
   const migrated = createPaymentHandler({
     journal: ctx.journal,
     paymentsTable: stack.tables.payments,

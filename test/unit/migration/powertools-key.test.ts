@@ -2,11 +2,12 @@ import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import fc from 'fast-check';
 import { InvalidOptionsError } from '../../../src/index.js';
+import { fromPowertools } from '../../../src/entries/migration.js';
 import {
   loadPowertoolsSearch,
   powertoolsPayloadHash,
   powertoolsRecordId,
-  resolveMigrateFrom,
+  resolvePowertoolsSource,
   type PowertoolsSearch,
   type PowertoolsSource,
 } from '../../../src/migration/index.js';
@@ -23,9 +24,11 @@ function powertoolsLayer(config: ConstructorParameters<typeof IdempotencyConfig>
 
 /** A validated source with its expressions compiled, as a guard's first lookup has it. */
 async function source(options: Record<string, unknown>): Promise<[PowertoolsSource, PowertoolsSearch]> {
-  const resolved = resolveMigrateFrom('test', {
-    powertools: { tableName: 'legacy', keyPrefix: 'create-payment', ...options },
-  })!;
+  const resolved = resolvePowertoolsSource('test', {
+    tableName: 'legacy',
+    keyPrefix: 'create-payment',
+    ...options,
+  } as never);
   return [resolved, await loadPowertoolsSearch('test', resolved)];
 }
 
@@ -115,38 +118,21 @@ describe('Powertools key derivation', () => {
   });
 });
 
-describe('migrateFrom options', () => {
+describe('fromPowertools options', () => {
   const valid = { tableName: 'legacy', keyPrefix: 'create-payment', eventKeyJmesPath: 'orderId' };
   it.each([
-    ['an unknown source', { powertool: valid }, "unknown option 'powertool'"],
-    [
-      'an unknown option',
-      { powertools: { ...valid, expiresAfterSeconds: 60 } },
-      "unknown option 'expiresAfterSeconds'",
-    ],
-    [
-      'an unknown attribute name',
-      { powertools: { ...valid, attributes: { expiry: 'exp' } } },
-      "unknown option 'expiry'",
-    ],
-    ['a missing key prefix', { powertools: { ...valid, keyPrefix: '  ' } }, 'keyPrefix'],
-    ['an expression that is not a string', { powertools: { ...valid, eventKeyJmesPath: 42 } }, 'eventKeyJmesPath'],
-    [
-      'an empty validation expression',
-      { powertools: { ...valid, payloadValidationJmesPath: '' } },
-      'payloadValidationJmesPath',
-    ],
-    [
-      'a sort key without its partition value',
-      { powertools: { ...valid, attributes: { sortKey: 'sk' } } },
-      'staticPkValue',
-    ],
-    ['an unknown hash function', { powertools: { ...valid, hashFunction: 'md6' } }, 'hashFunction'],
-    ['an invalid end of window', { powertools: { ...valid, until: new Date('not a date') } }, 'until'],
-    ['a short table name', { powertools: { ...valid, tableName: 'x' } }, 'tableName'],
-  ])('refuses %s, naming it', (_, migrateFrom, message) => {
-    expect(() => resolveMigrateFrom('httpIdempotency', migrateFrom)).toThrow(InvalidOptionsError);
-    expect(() => resolveMigrateFrom('httpIdempotency', migrateFrom)).toThrow(message);
+    ['an unknown option', { ...valid, expiresAfterSeconds: 60 }, "unknown option 'expiresAfterSeconds'"],
+    ['an unknown attribute name', { ...valid, attributes: { expiry: 'exp' } }, "unknown option 'expiry'"],
+    ['a missing key prefix', { ...valid, keyPrefix: '  ' }, 'keyPrefix'],
+    ['an expression that is not a string', { ...valid, eventKeyJmesPath: 42 }, 'eventKeyJmesPath'],
+    ['an empty validation expression', { ...valid, payloadValidationJmesPath: '' }, 'payloadValidationJmesPath'],
+    ['a sort key without its partition value', { ...valid, attributes: { sortKey: 'sk' } }, 'staticPkValue'],
+    ['an unknown hash function', { ...valid, hashFunction: 'md6' }, 'hashFunction'],
+    ['an invalid end of window', { ...valid, until: new Date('not a date') }, 'until'],
+    ['a short table name', { ...valid, tableName: 'x' }, 'tableName'],
+  ])('refuses %s, naming it', (_, options, message) => {
+    expect(() => fromPowertools(options as never)).toThrow(InvalidOptionsError);
+    expect(() => fromPowertools(options as never)).toThrow(message);
   });
 
   it.each([
@@ -157,19 +143,18 @@ describe('migrateFrom options', () => {
       'payloadValidationJmesPath',
     ],
   ])('refuses %s when JMESPath compiles it, naming the option', async (_, expressions, option) => {
-    const resolved = resolveMigrateFrom('httpIdempotency', { powertools: { ...valid, ...expressions } })!;
+    const resolved = resolvePowertoolsSource('fromPowertools', { ...valid, ...expressions });
     const compiling = loadPowertoolsSearch('httpIdempotency', resolved);
     await expect(compiling).rejects.toThrow(InvalidOptionsError);
     await expect(compiling).rejects.toThrow(
-      `option 'migrateFrom.powertools.${option}' is not a valid JMESPath expression`,
+      `option 'migrateFrom' (fromPowertools option '${option}') is not a valid JMESPath expression`,
     );
   });
 
   it('accepts an expression that fails only on some events', async () => {
     expect(
-      resolveMigrateFrom('httpIdempotency', {
-        powertools: { ...valid, eventKeyJmesPath: 'powertools_json(body).orderId' },
-      })?.eventKeyJmesPath,
+      resolvePowertoolsSource('fromPowertools', { ...valid, eventKeyJmesPath: 'powertools_json(body).orderId' })
+        .eventKeyJmesPath,
     ).toBe('powertools_json(body).orderId');
   });
 });

@@ -1,12 +1,11 @@
 import { httpIdempotency, InvalidOptionsError, makeIdempotent, MemoryJournal } from '../../../src/index.js';
+import { fromPowertools } from '../../../src/entries/migration.js';
 
-const migrateFrom = {
-  powertools: {
-    tableName: 'idempotency',
-    keyPrefix: 'payments.handler',
-    eventKeyJmesPath: 'headers."idempotency-key"',
-  },
-};
+const migrateFrom = fromPowertools({
+  tableName: 'idempotency',
+  keyPrefix: 'payments.handler',
+  eventKeyJmesPath: 'headers."idempotency-key"',
+});
 
 describe('migrateFrom with staged-only effects', () => {
   it('is refused by httpIdempotency when the guard is created, since nothing is reserved before the handler runs', () => {
@@ -25,5 +24,15 @@ describe('migrateFrom with staged-only effects', () => {
         migrateFrom,
       }),
     ).toThrow(/'migrateFrom' does not apply with effects: 'staged-only'/);
+  });
+});
+
+describe('migrateFrom in the form of idemkit 0.1', () => {
+  it('is refused when the guard is created, with the one-line rewrite', () => {
+    const older = { powertools: { tableName: 'idempotency', keyPrefix: 'fn', eventKeyJmesPath: 'body' } };
+
+    expect(() => httpIdempotency({ journal: new MemoryJournal(), migrateFrom: older as never })).toThrow(
+      'write migrateFrom: fromPowertools(options) for migrateFrom: { powertools: options }',
+    );
   });
 });
