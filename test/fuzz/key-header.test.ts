@@ -47,7 +47,8 @@ describe('readKeyHeader on generated headers', () => {
   it('reads a valid key the same whether bare or RFC 8941-quoted, padded with spaces or tabs, under any header-name casing', () => {
     fc.assert(
       fc.property(
-        validKey.filter((key) => !key.startsWith('"')),
+        // A bare key is one token: no leading quote, no comma (list members, or header lines a gateway joined).
+        validKey.filter((key) => !key.startsWith('"') && !key.includes(',')),
         fc.boolean(),
         padding,
         padding,
@@ -62,7 +63,19 @@ describe('readKeyHeader on generated headers', () => {
     );
   });
 
-  it('reads any valid key, a leading quote included, through its quoted form', () => {
+  it('refuses a bare value holding a comma: two keys, never one', () => {
+    fc.assert(
+      fc.property(validKey, validKey, fc.constantFrom(',', ', ', ' ,'), (first, second, separator) => {
+        fc.pre(!first.startsWith('"'));
+        const reading = readKeyHeader({ 'idempotency-key': `${first}${separator}${second}` }, HEADER);
+
+        expect(reading.kind).toBe('invalid');
+      }),
+      propertyParameters(1_000),
+    );
+  });
+
+  it('reads any valid key, a leading quote or a comma included, through its quoted form', () => {
     fc.assert(
       fc.property(validKey, (key) => {
         expect(readKeyHeader({ 'idempotency-key': quoted(key) }, HEADER)).toEqual({ kind: 'present', key });
