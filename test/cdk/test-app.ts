@@ -3,11 +3,15 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { exampleHandlerEntry } from '../../lib/example/handler-entry.js';
 
 /**
- * An app that skips asset bundling (`aws:cdk:bundling-stacks` empty): these tests assert
- * the template, and `npx cdk synth` exercises the real esbuild bundling.
+ * An app that skips asset bundling (`aws:cdk:bundling-stacks` empty) and CDK's built-in
+ * CloudFormation validation: these tests assert the template, and `npx cdk synth` exercises the
+ * real esbuild bundling and the validation (an error there fails synth, by `cdk.json`'s
+ * `@aws-cdk/core:validateAgainstDefaultRules`). Here the validation would only warn, and it starts
+ * its WebAssembly rule engine anew on every synth, about a second each: most of these suites' time.
+ * Plugins a suite adds itself (cdk-nag's `AwsSolutionsChecks`) still run.
  */
 export function testApp(): App {
-  return new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
 }
 
 /** A stack in a fresh {@link testApp}, in a fixed environment. */
