@@ -1,0 +1,6 @@
+export {
+  journalConformance,
+  type CreateJournal,
+  type CreateJournalOptions,
+  type JournalConformanceOptions,
+} from './journal-conformance.js';
