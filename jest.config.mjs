@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * Three projects, all run by `npm test` (hence `.ci/run`):
  * - unit: the suites that need no service and no JDK; its setup points every AWS SDK client at
- *   a closed loopback port, so a call that slipped in fails fast instead of leaving the machine.
+ *   a closed loopback port, so a call that slipped in fails fast instead of leaving the machine;
+ *   its environment fails a suite that leaves a timer, server or child process alive behind it.
  *   `npm run test:unit` runs it alone, on a machine without Java.
  * - integration: the suites that need a service, against DynamoDB Local and the SQS emulator,
  *   which its globalSetup starts on 127.0.0.1 and its globalTeardown stops by PID.
@@ -112,6 +113,8 @@ export default {
       ...shared,
       displayName: 'unit',
       testMatch: asMatch(unitSuites),
+      // Fails a suite that leaves a timer, server, socket or child process keeping its worker alive.
+      testEnvironment: '<rootDir>/test/setup/unit-environment.mjs',
       setupFiles: ['<rootDir>/test/setup/unit-env.mjs'],
     },
     { ...shared, ...services, displayName: 'integration', testMatch: asMatch(integrationSuites) },
