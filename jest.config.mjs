@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
  * Four projects, all run by `npm test` (hence `.ci/run`):
  * - unit: the suites that need no service, no JDK and no CDK app; its setup points every AWS SDK
  *   client at a closed loopback port, so a call that slipped in fails fast instead of leaving the
- *   machine. `npm run test:unit` runs it alone, on a machine without Java: the loop to run while
+ *   machine; its environment fails a suite that leaves a timer, server or child process alive
+ *   behind it. `npm run test:unit` runs it alone, on a machine without Java: the loop to run while
  *   editing src/.
  * - cdk: the suites that synthesize CDK apps (the constructs under lib/ and the example stack), with
  *   the unit project's setup. Loading aws-cdk-lib and synthesizing cost seconds a suite, so they
@@ -125,6 +126,8 @@ export default {
       ...shared,
       displayName: 'unit',
       testMatch: asMatch(unitSuites),
+      // Fails a suite that leaves a timer, server, socket or child process keeping its worker alive.
+      testEnvironment: '<rootDir>/test/setup/unit-environment.mjs',
       setupFiles: ['<rootDir>/test/setup/unit-env.mjs'],
     },
     {

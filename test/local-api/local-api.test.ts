@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { freePort } from '../../src/testing/index.js';
+import type { AddressInfo } from 'node:net';
 import { matchRoute } from '../../scripts/local-api/router.js';
 import {
   descendantsOf,
@@ -12,6 +12,9 @@ import {
   type NpmStart,
 } from './npm-start.js';
 
+/** The server's first line, printed once it has bound its port and before its services start. */
+const SERVED_AT = /payments API at (http:\/\/127\.0\.0\.1:(\d+))/;
+/** Printed once DynamoDB Local and the SQS emulator are up and the routes are served. */
 const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 describe('matchRoute', () => {
@@ -35,11 +38,17 @@ describe('npm start (the local payments API)', () => {
   let run: NpmStart;
   let url: string;
   let port: number;
+  let early: { readonly sentBeforeReady: boolean; readonly answer: Promise<Response> };
 
   beforeAll(async () => {
-    port = await freePort();
-    run = npmStart(port);
-    url = (await waitForOutput(run, LISTENING))[1];
+    run = npmStart();
+    const servedAt = await waitForOutput(run, SERVED_AT);
+    url = servedAt[1];
+    port = Number(servedAt[2]);
+    const answer = post('local-api-early', order);
+    answer.catch(() => undefined); // awaited by its test; a failed start-up must not also reject unhandled
+    early = { sentBeforeReady: !LISTENING.test(run.output()), answer };
+    await waitForOutput(run, LISTENING);
   }, 160_000);
 
   afterAll(() => killAll([run.child.pid!, ...descendantsOf(run.child.pid!)]));
@@ -51,6 +60,23 @@ describe('npm start (the local payments API)', () => {
       body: JSON.stringify(body),
     });
   const order = { amount: 1999, currency: 'EUR', orderId: 'ord-1', items: [{ sku: 'sku-red-mug', quantity: 1 }] };
+
+  it('with PORT=0, prints the URL of a port the kernel picked on its first line, before starting its services', async () => {
+    // npm's own header lines start with '>'.
+    const [firstLine] = run
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('>'));
+    expect(firstLine).toMatch(SERVED_AT);
+    expect(port).toBeGreaterThan(0);
+    expect(run.output().indexOf('payments API at')).toBeLessThan(run.output().indexOf('Starting DynamoDB Local'));
+    expect(LISTENING.exec(run.output())?.[1]).toBe(url);
+  });
+
+  it('holds a request sent before its services are up and answers it once they are', async () => {
+    expect(early.sentBeforeReady).toBe(true);
+    expect((await early.answer).status).toBe(201);
+  });
 
   it('creates, replays, refuses a changed request and a missing key, and serves the payment', async () => {
     const created = await post('local-api-1', order);
@@ -105,8 +131,8 @@ describe('npm start stops what it started on every exit path', () => {
   it.each(['SIGINT', 'SIGHUP'] as const)(
     '%s sent to npm leaves no process and no listener behind',
     async (signal) => {
-      const port = await freePort();
-      run = npmStart(port);
+      run = npmStart();
+      const port = Number((await waitForOutput(run, SERVED_AT))[2]);
       await waitForOutput(run, LISTENING);
       started = descendantsOf(run.child.pid!);
       // npm forwards SIGINT to the script but not SIGHUP: then the server notices its parent is gone.
@@ -120,7 +146,7 @@ describe('npm start stops what it started on every exit path', () => {
   );
 
   it('a signal during start-up stops the DynamoDB Local that is still starting', async () => {
-    run = npmStart(await freePort());
+    run = npmStart();
     await waitForOutput(run, /Starting DynamoDB Local/);
     started = await javaBelow(run.child.pid!);
     run.child.kill('SIGTERM');
@@ -128,16 +154,14 @@ describe('npm start stops what it started on every exit path', () => {
     expect(await survivorsAfter(started, 10_000)).toEqual([]);
   }, 200_000);
 
-  it('a port already in use ends start-up with exit code 1, a clear message and nothing left running', async () => {
-    const port = await freePort();
-    const blocker = await listenOn(port);
+  it('a port already in use ends start-up with exit code 1 and a clear message, before anything else started', async () => {
+    const blocker = await listening();
     try {
+      const { port } = blocker.address() as AddressInfo;
       run = npmStart(port);
-      const ready = await waitForOutput(run, /DynamoDB Local pid (\d+)/);
-      started = [Number(ready[1])];
       expect(await run.exited).toBe(1);
       expect(run.output()).toContain(`port ${port} on 127.0.0.1 is already in use`);
-      expect(await survivorsAfter([...started, ...descendantsOf(run.child.pid!)], 10_000)).toEqual([]);
+      expect(run.output()).not.toContain('Starting DynamoDB Local');
     } finally {
       blocker.close();
     }
@@ -160,10 +184,11 @@ async function javaBelow(pid: number): Promise<number[]> {
   throw new Error('DynamoDB Local was never spawned');
 }
 
-function listenOn(port: number): Promise<Server> {
+/** A server on a port the kernel picked, standing in for another program that took it. */
+function listening(): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
+    server.listen(0, '127.0.0.1', () => resolve(server));
   });
 }

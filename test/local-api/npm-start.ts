@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
@@ -12,8 +13,8 @@ export interface NpmStart {
   readonly exited: Promise<number | string>;
 }
 
-/** Runs `npm start` in the repository with `PORT`. */
-export function npmStart(port: number): NpmStart {
+/** Runs `npm start` in the repository with `PORT` (0: the server binds a port the kernel picks and prints it). */
+export function npmStart(port = 0): NpmStart {
   const child = spawn('npm', ['start'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), POWERTOOLS_LOG_LEVEL: 'SILENT' },
@@ -82,13 +83,17 @@ export async function survivorsAfter(pids: readonly number[], timeoutMs: number)
 }
 
 /** Whether something accepts TCP connections on 127.0.0.1:`port`. */
-export async function isListening(port: number): Promise<boolean> {
-  try {
-    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
-    return true;
-  } catch {
-    return false;
-  }
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', timeout: 2000 });
+    const answer = (listening: boolean) => {
+      socket.destroy();
+      resolve(listening);
+    };
+    socket.once('connect', () => answer(true));
+    socket.once('error', () => answer(false));
+    socket.once('timeout', () => answer(false));
+  });
 }
 
 /** Ends whatever a failed test left behind, by PID. */

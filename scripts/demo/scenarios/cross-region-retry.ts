@@ -28,7 +28,7 @@ export async function crossRegionRetry(ctx: DemoContext): Promise<void> {
   narrator.scenario(
     11,
     'A retry that crosses Regions after a lost response',
-    'us-east-1 charged the card and stored the payment; the 201 was lost; latency routing sends the retry to us-west-2.',
+    'The API runs in two Regions over one journal table, replicated with strong consistency. us-east-1 charges the card; its 201 is lost; the retry is routed to us-west-2.',
   );
   const tableName = `journal-mrsc-${newIdempotencyKey().slice(0, 8)}`;
   await createStringKeyTable(stack.client, tableName, 'pk', { stream: true });
@@ -56,7 +56,7 @@ export async function crossRegionRetry(ctx: DemoContext): Promise<void> {
   const conflicts = (capture.metricCounts.get(MetricName.replicatedWriteConflict) ?? 0) - conflictsBefore;
   narrator.event(
     'idemkit',
-    `us-west-2's reservation met ${conflicts} cross-Region write conflict (sent again), then found us-east-1's record  [journal_calls=${retryLine?.journalCalls}]`,
+    `us-west-2 claims the key; DynamoDB reports ${conflicts} clashing write from the other Region, so it tries again and finds us-east-1's finished payment  [journal_calls=${retryLine?.journalCalls}]`,
   );
 
   const charged = ctx.charges - chargesBefore;
@@ -71,7 +71,7 @@ export async function crossRegionRetry(ctx: DemoContext): Promise<void> {
   narrator.verdict(
     'retry across Regions',
     held,
-    `the retry in us-west-2 replays us-east-1's payment byte for byte: ${charged} charge at the rail, ${transactions} transactions sent`,
+    `us-west-2 answers the retry with us-east-1's payment, byte for byte: ${charged} charge at the rail, ${transactions === 0 ? 'no DynamoDB transaction' : `${transactions} DynamoDB transactions`} (a table replicated this way refuses them)`,
   );
 }
 

@@ -32,34 +32,34 @@ export async function queueRedelivery(ctx: DemoContext, initialStock: number): P
   narrator.scenario(
     5,
     'A queue redelivery',
-    'The stock consumer commits its reservations, then dies before SQS hears about it.',
+    'The stock consumer reserves stock for each confirmed order, then its container dies before it deletes the messages, so SQS delivers them again.',
   );
-  const sent = await stack.outboxStream.deliver(ctx.dispatcher());
+  await stack.outboxStream.deliver(ctx.dispatcher());
   narrator.event(
     'outbox',
-    `dispatcher read the journal stream and sent ${await queueDepth(stack.sqsClient, stack.orderEvents.url)} order.confirmed events (from ${sent.event.Records.length} stream records)`,
+    `${await queueDepth(stack.sqsClient, stack.orderEvents.url)} order.confirmed events from the payments so far are put on the order-events queue`,
   );
   const mapping = new EventSourceMapping(stack.sqsClient, stack.orderEvents, ctx.consumer());
   const first = await mapping.deliverOnce({ crashAfterInvoke: true });
   const firstLines = capture.drain();
   narrator.event(
     'consumer',
-    `batch of ${first.received}: ${summarize(firstLines)}; stock ${initialStock} → ${await available(ctx)}`,
+    `takes ${first.received} messages and reserves stock: ${initialStock} → ${await available(ctx)}   [idempotency_status: ${summarize(firstLines)}]`,
   );
   narrator.event('consumer', '💥 killed before deleting the messages; they reappear after the 2 s visibility timeout');
   await sleep(2_200);
   const again = await mapping.drain(10_000);
   const againLines = capture.drain();
-  narrator.event(
-    'consumer',
-    `redelivered batch of ${again.reduce((n, d) => n + d.received, 0)}: ${summarize(againLines)}`,
-  );
   const expected = initialStock - (await unitsOrdered(ctx));
   const now = await available(ctx);
+  narrator.event(
+    'consumer',
+    `gets the same ${again.reduce((n, d) => n + d.received, 0)} messages again; stock now ${now}   [idempotency_status: ${summarize(againLines)}]`,
+  );
   narrator.verdict(
     'queue redelivery',
     now === expected && againLines.every((l) => l.status === 'replay'),
-    `stock is ${now} (expected ${expected}): every redelivered message was suppressed`,
+    `stock is ${now} (expected ${expected}): no redelivered message reserved stock a second time`,
   );
 }
 

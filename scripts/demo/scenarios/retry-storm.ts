@@ -54,12 +54,18 @@ export function retryStorm(narrator: Narrator, chartPath: string): void {
   );
   narrator.event('chart', `requests per 100 ms over time written to ${chartPath}`);
   const [fixed, jitter, budget] = runs;
+  const budgetRetriesPerCall = budget.totals.retries / budget.totals.firstAttempts;
   const ok =
     fixed.peakAfterFirstWave >= 3 * jitter.peakAfterFirstWave &&
-    budget.totals.retries / budget.totals.firstAttempts <= 0.2 + 1e-9;
+    jitter.totals.succeeded === CLIENTS &&
+    budgetRetriesPerCall <= 0.2 + 1e-9;
   narrator.verdict(
     'retry storm',
     ok,
-    `jitter cuts the peak ${(fixed.peakAfterFirstWave / jitter.peakAfterFirstWave).toFixed(1)}×; the budget holds retries to ${(budget.totals.retries / budget.totals.firstAttempts).toFixed(2)} per call, failing fast instead of piling on`,
+    `full jitter cut the peak ${(fixed.peakAfterFirstWave / jitter.peakAfterFirstWave).toFixed(1)}× and ${outcomeOf(jitter.totals.succeeded)}; the retry budget held retries to ${budgetRetriesPerCall.toFixed(2)} per call`,
   );
+  if (budget.totals.succeeded < CLIENTS)
+    narrator.price(
+      `the budget's price: ${budget.totals.succeeded} of ${CLIENTS} calls succeeded. The brownout outlasted the budget, so ${CLIENTS - budget.totals.succeeded} calls failed fast with the brownout's error; their owners must retry them later`,
+    );
 }
