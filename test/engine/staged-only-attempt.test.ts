@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionsError, makeIdempotent, MemoryJournal, RecordStatus } from '../../src/index.js';
 import { ENTRY_POINTS, pkOf, StagedOnlyWorld } from './support/staged-only-drivers.js';
+import { fromPowertools } from '../../src/entries/migration.js';
 
 const newKey = () => `k-${randomUUID()}`;
 const ONE_COMMIT = ['TransactWriteItems'];
@@ -306,7 +307,7 @@ describe("the 'effects' option", () => {
       'a migration, whose lookup runs when a key is reserved',
       {
         effects: 'staged-only',
-        migrateFrom: { powertools: { tableName: 'powertools-table', keyPrefix: 'fn', eventKeyJmesPath: 'id' } },
+        migrateFrom: fromPowertools({ tableName: 'powertools-table', keyPrefix: 'fn', eventKeyJmesPath: 'id' }),
       },
       "'migrateFrom' does not apply",
     ],
