@@ -247,6 +247,21 @@ export function describeDoor(door: Door): void {
       expect(behaviour.runs).toBe(0);
     });
 
+    it("runs a route with effects: 'staged-only' (the key claimed with the outcome): a retry runs, commits nothing and answers the stored outcome", async () => {
+      await served.close();
+      served = await door.serve(journal, behaviour, { effects: 'staged-only' });
+      const key = newKey();
+
+      const first = await post(served.url, { key });
+      const retry = await post(served.url, { key });
+
+      expect(first.status).toBe(201);
+      expect(retry.bytes.equals(first.bytes)).toBe(true);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.json()).toMatchObject({ refund: 'r_1' });
+      expect(behaviour.runs).toBe(2);
+    });
+
     it('replays a record the Middy middleware wrote for the same request (same scope, same fingerprint)', async () => {
       const key = newKey();
       const middyHandler = middy(async () => ({
