@@ -52,6 +52,22 @@ module.exports = {
       to: { path: entryPoints, pathNot: '^src/$1/' },
     },
     {
+      name: 'framework-doors-stand-apart',
+      severity: 'error',
+      comment:
+        'A framework door (idemkit/express, idemkit/hono, idemkit/fastify) is a translation onto the HTTP guard: it imports the guard, never another door.',
+      from: { path: '^src/(express|hono|fastify)/' },
+      to: { path: '^src/(express|hono|fastify)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'no-framework-outside-its-door',
+      severity: 'error',
+      comment:
+        'The web frameworks are optional peers: only their own door (and its entry) names them, so the root entry and every other entry never load them.',
+      from: { path: '^src/', pathNot: ['^src/(express|hono|fastify)/', '^src/entries/(express|hono|fastify)\\.ts$'] },
+      to: { path: ['^src/(express|hono|fastify)/', 'node_modules/(express|hono|fastify|@hono/|@fastify/)'] },
+    },
+    {
       name: 'consumer-below-the-consumers',
       severity: 'error',
       comment: 'The batch loop every consumer shares (SQS, Kinesis, DynamoDB Streams) knows none of them.',

@@ -105,7 +105,8 @@ const shared = {
     ],
   },
   // @aws/lambda-invoke-store loads node:async_hooks through import(), which swc turns into require().
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize|fauxqs|@aws/lambda-invoke-store)/)'],
+  // cookie 1.x (light-my-request's, behind Fastify's inject and @fastify/aws-lambda) ships ESM only.
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize|fauxqs|@aws/lambda-invoke-store|cookie)/)'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only package without a `require` export condition: point jest at its file.

@@ -98,7 +98,8 @@ export type RunResult =
 const RACED = Symbol('raced');
 const MAX_RACES = 3;
 const LEASE_GRACE_MS = 1_000;
-const DEFAULT_LEASE_MS = 30_000;
+/** The lease of an attempt with no `leaseMs` option and no Lambda deadline. */
+export const DEFAULT_LEASE_MS = 30_000;
 const POLL_INTERVAL_MS = 100;
 
 /**

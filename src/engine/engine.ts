@@ -1,4 +1,4 @@
-import { ResponseNotSerializableError } from '../core/index.js';
+import { ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
 import type { AttemptStatus, Telemetry } from '../telemetry/index.js';
 import { Attempt, type AttemptRequest, type LambdaContextLike, type RunResult } from './attempt.js';
 import type { EngineSettings } from './guard-options.js';
@@ -52,7 +52,7 @@ export class IdempotencyEngine {
    * Concludes a running attempt once its handler ended. An invocation that ended before the
    * handler settled (Middy's `timeoutEarly`, a durable invocation's timeout or abort) leaves the
    * record held: its outcome is unknown. A result the entry point cannot keep
-   * (`ResponseNotSerializableError` from `outcomeOf`) completes the record with a marker, so the
+   * (`ResponseNotSerializableError` or `ResponseTooLargeError` from `outcomeOf`) completes the record with a marker, so the
    * handler never runs again for the key, and every caller gets that error.
    *
    * @returns `ran`, `superseded` (another attempt's outcome answers) or `failed` (the handler's own
@@ -69,7 +69,8 @@ export class IdempotencyEngine {
     try {
       outcome = this.settings.outcomeOf(ending.result);
     } catch (error) {
-      if (!(error instanceof ResponseNotSerializableError)) return attempt.fail(error);
+      const unkept = error instanceof ResponseNotSerializableError || error instanceof ResponseTooLargeError;
+      if (!unkept) return attempt.fail(error);
       // The handler ran: its record completes without the result, never to run again.
       const settled = await attempt.settle({ store: true, response: notStoredMarker(error) });
       if (settled.kind === 'ran') throw error;

@@ -1,5 +1,12 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
-export { Attempt, type Admission, type AttemptRequest, type LambdaContextLike, type RunResult } from './attempt.js';
+export {
+  Attempt,
+  DEFAULT_LEASE_MS,
+  type Admission,
+  type AttemptRequest,
+  type LambdaContextLike,
+  type RunResult,
+} from './attempt.js';
 export {
   CanonicalText,
   canonicalJson,

@@ -32,34 +32,49 @@ export function defaultHttpFingerprint(event: unknown): unknown {
  *
  * @throws RequestInvalidError for a JSON body with duplicate keys or excessive nesting
  */
-export function defaultRequestFingerprint(view: HttpRequestView): unknown {
+export function defaultRequestFingerprint(view: FingerprintedRequest): unknown {
   return { method: view.method, path: view.path, query: view.query, body: bodyForFingerprint(view) };
 }
 
-function bodyForFingerprint(view: HttpRequestView): unknown {
+/**
+ * What the default fingerprint reads of a request. `body` is a string as a Lambda event carries
+ * it (base64 when `isBase64Encoded`), the bytes a framework door read, or a value a body parser made.
+ */
+export type FingerprintedRequest = Pick<HttpRequestView, 'method' | 'path' | 'query' | 'body'> & {
+  readonly isBase64Encoded?: boolean;
+};
+
+function bodyForFingerprint(view: FingerprintedRequest): unknown {
   const body = view.body;
   if (body === undefined || body === null || body === '') return null;
+  // The same bytes hash alike whichever door read them: a door's bytes are read as an event's base64 body is.
+  if (body instanceof Uint8Array) return body.byteLength === 0 ? null : bytesBody(Buffer.from(body));
   // A body-parser middleware that ran first has already turned the text into a value.
   if (typeof body !== 'string') return { json: body };
+  if (view.isBase64Encoded) return bytesBody(Buffer.from(body, 'base64'));
+  // UTF-8 would turn every lone surrogate into U+FFFD, and two different texts would look alike.
+  if (!isWellFormed(body)) throw new RequestInvalidError('The body is not well-formed Unicode text (lone surrogate)');
+  // A well-formed string is its own UTF-8 decoding: hashing it hashes its bytes.
+  return textBody(body, () => body);
+}
+
+function bytesBody(bytes: Buffer): unknown {
   let text: string;
-  if (view.isBase64Encoded) {
-    const bytes = Buffer.from(body, 'base64');
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      return { raw: sha256Hex(bytes) };
-    }
-  } else {
-    // UTF-8 would turn every lone surrogate into U+FFFD, and two different texts would look alike.
-    if (!isWellFormed(body)) throw new RequestInvalidError('The body is not well-formed Unicode text (lone surrogate)');
-    // A well-formed string is its own UTF-8 decoding: hashing it hashes its bytes.
-    text = body;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { raw: sha256Hex(bytes) };
   }
+  return textBody(text, () => bytes);
+}
+
+/** The fingerprint of a body read as `text`; `raw` is what is hashed when it is no JSON a double can hold. */
+function textBody(text: string, raw: () => string | Buffer): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { raw: sha256Hex(view.isBase64Encoded ? Buffer.from(body, 'base64') : text) };
+    return { raw: sha256Hex(raw()) };
   }
   // The exact scan reads every token; the common case is settled by two native passes over the text instead.
   const exact = LONG_OR_EXPONENT_NUMBER.test(text) || text.includes('\\u003') || typeof parsed === 'number';
@@ -67,7 +82,7 @@ function bodyForFingerprint(view: HttpRequestView): unknown {
     const shape = inspectJson(text);
     if (shape.problem) throw new RequestInvalidError(shape.problem);
     // Parsing would round such numbers, and two different requests would then look alike.
-    if (shape.lossyNumbers) return { raw: sha256Hex(view.isBase64Encoded ? Buffer.from(body, 'base64') : text) };
+    if (shape.lossyNumbers) return { raw: sha256Hex(raw()) };
   }
   const canonical = canonicalBody(parsed);
   // Each member of the text has its colon, and so has each colon inside its strings (none is escaped, or the

@@ -1,0 +1,1 @@
+export { idempotency, idempotencyOf, type ExpressIdempotencyOptions } from './express-idempotency.js';

@@ -1,0 +1,1 @@
+export { idempotency, idempotencyOf, type FastifyIdempotencyOptions } from './fastify-idempotency.js';

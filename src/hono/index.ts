@@ -1,0 +1,1 @@
+export { idempotency, idempotencyOf, type HonoIdempotencyOptions } from './hono-idempotency.js';
