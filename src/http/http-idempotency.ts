@@ -1,4 +1,3 @@
-import type { MiddlewareObj, Request } from '@middy/core';
 import {
   constructGivenName,
   IdempotencyError,
@@ -33,6 +32,7 @@ import {
   ProblemAnswers,
   type StatusCodes,
 } from './http-response.js';
+import type { HttpIdempotencyMiddleware, MiddyRequest } from './middy-middleware.js';
 import { defaultRequestFingerprint } from './request-fingerprint.js';
 
 /** Options of {@link httpIdempotency}. */
@@ -121,7 +121,7 @@ interface AttemptState {
  *   httpIdempotency({ journal: new DynamoDBJournal({ tableName: process.env.IDEMKIT_TABLE_NAME! }) }),
  * );
  */
-export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj {
+export function httpIdempotency(options: HttpIdempotencyOptions): HttpIdempotencyMiddleware {
   const settings = resolveGuardOptions(FACTORY, options, OPTION_NAMES);
   const tenantOf = readFunction(FACTORY, 'tenant', options.tenant, undefined);
   const fingerprintInput = readFunction(FACTORY, 'fingerprint', options.fingerprint, undefined);
@@ -203,7 +203,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     }
   }
 
-  const idempotencyBefore = async (request: Request): Promise<HttpResponse | undefined> => {
+  const idempotencyBefore = async (request: MiddyRequest): Promise<HttpResponse | undefined> => {
     let view: HttpRequestView | undefined;
     let unreadable: unknown;
     try {
@@ -254,7 +254,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     return answer;
   };
 
-  const idempotencyAfter = async (request: Request): Promise<void> => {
+  const idempotencyAfter = async (request: MiddyRequest): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
@@ -276,7 +276,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
     finish(attempt, request.response as HttpResponse);
   };
 
-  const idempotencyOnError = async (request: Request): Promise<void> => {
+  const idempotencyOnError = async (request: MiddyRequest): Promise<void> => {
     const state = takeState(request);
     if (!state) return;
     const { flavor, attempt } = state;
@@ -298,7 +298,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
   return { before: idempotencyBefore, after: idempotencyAfter, onError: idempotencyOnError };
 }
 
-function takeState(request: Request): AttemptState | undefined {
+function takeState(request: MiddyRequest): AttemptState | undefined {
   const internal = request.internal as Record<string, unknown>;
   const state = internal[STATE] as AttemptState | undefined;
   if (!state) return undefined;
