@@ -10,8 +10,10 @@ export {
   httpIdempotency,
   REPLAYED_HEADER,
   DEFAULT_PROBLEM_TYPE_PREFIX,
+  type HttpIdempotencyMiddleware,
   type HttpIdempotencyOptions,
   type HttpResponse,
+  type MiddyRequest,
   type StatusCodes,
 } from './http/index.js';
 export { makeIdempotent, type MakeIdempotentOptions } from './function/index.js';

@@ -3,14 +3,18 @@
 // version of every peer range package.json declares), and proves in each:
 //   ESM import and CommonJS require of every entry, with real round trips against DynamoDB
 //   Local, the SQS emulator and an EventBridge stub; Jest's default (CommonJS) configuration;
-//   TypeScript under node16 (.mts and .cts) and bundler resolution; a CDK app over an imported
-//   journal with real esbuild bundling; idemkit/client bundled for browsers without the AWS
+//   TypeScript under node16 (.mts and .cts) and bundler resolution, and under the strictest settings
+//   (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, verbatimModuleSyntax, skipLibCheck
+//   off) as ES modules (nodenext) and CommonJS (node16 .cts), with the pinned TypeScript and with what
+//   `npm i -D typescript` installs today; a CommonJS project that never installs Middy (a queue worker
+//   on makeIdempotent and sqsConsumer) type-checking the root entry that way and running it; a CDK app
+//   over an imported journal with real esbuild bundling; idemkit/client bundled for browsers without the AWS
 //   SDK or Node built-ins; the `idemkit` CLI bin and its --version; idemkit/testing driving a guarded
 //   handler on DynamoDB Local under `node --test`.
 // Then publint and @arethetypeswrong/cli on the tarball. Services listen on 127.0.0.1 only and
 // are stopped before exit. Usage: node scripts/consumer-check/main.mjs [--keep] [--peers=newest|lowest]
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -65,8 +69,21 @@ try {
       typecheckOwnDeclarations(project),
     );
     await step(label, `${TYPESCRIPT_NEXT} node16 (.mts, .cts), idemkit's declarations checked`, () =>
-      typecheckOwnDeclarations(project, ['--yes', '-p', TYPESCRIPT_NEXT, 'tsc']),
+      typecheckOwnDeclarations(project, { tsc: ['--yes', '-p', TYPESCRIPT_NEXT, 'tsc'] }),
     );
+    for (const [kind, tsconfig] of [
+      ['nodenext (.mts, with Middy)', 'types/tsconfig.strict-esm.json'],
+      ['node16 (.cts)', 'types/tsconfig.strict-cjs.json'],
+    ]) {
+      for (const [typescript, tsc] of [
+        [`TypeScript ${TOOLS.typescript}`, ['tsc']],
+        [TYPESCRIPT_NEXT, ['--yes', '-p', TYPESCRIPT_NEXT, 'tsc']],
+      ]) {
+        await step(label, `${typescript} strict ${kind}, exactOptionalPropertyTypes, skipLibCheck off`, () =>
+          typecheckOwnDeclarations(project, { tsc, tsconfig }),
+        );
+      }
+    }
     await step(label, 'TypeScript node16 (.mts, .cts), idemkit/cdk', () =>
       run('npx', ['tsc', '-p', 'types/tsconfig.node16-cdk.json'], { cwd: project }),
     );
@@ -87,6 +104,24 @@ try {
     await step(label, 'idemkit/testing: node --test on DynamoDB Local', () =>
       run('node', ['--test', 'testing/handler.test.mjs'], { cwd: project, env }),
     );
+    const worker = await step(
+      label,
+      'a CommonJS project without Middy: install the tarball and the DynamoDB peers',
+      () => installWithoutMiddy(label, tarball, peers),
+    );
+    if (worker) {
+      for (const [typescript, tsc, args] of [
+        [`TypeScript ${TOOLS.typescript}`, ['tsc'], []],
+        [TYPESCRIPT_NEXT, ['--yes', '-p', TYPESCRIPT_NEXT, 'tsc'], ['--noEmit']],
+      ]) {
+        await step(label, `without Middy: ${typescript} strict, the root entry's declarations checked`, () =>
+          typecheckOwnDeclarations(worker, { tsc, tsconfig: 'tsconfig.json', args }),
+        );
+      }
+      await step(label, 'without Middy: require() runs makeIdempotent and sqsConsumer on DynamoDB Local', () =>
+        run('node', ['worker.js'], { cwd: worker, env, expectOutput: /"charges":1,"handled":1/ }),
+      );
+    }
     await step(label, 'idemkit CLI bin', () =>
       run('npx', ['idemkit', '--table', 'no-such-table', '--endpoint', services.env.CHECK_DYNAMODB_ENDPOINT, 'stuck'], {
         cwd: project,
@@ -162,7 +197,8 @@ function byVersion(a, b) {
 
 async function install(project, tarball, peers) {
   mkdirSync(project, { recursive: true });
-  cpSync(fixtures, project, { recursive: true });
+  const withoutMiddy = join(fixtures, 'without-middy');
+  cpSync(fixtures, project, { recursive: true, filter: (source) => !source.startsWith(withoutMiddy) });
   const types = join(project, 'types');
   for (const [from, copies] of [
     ['usage.ts', ['usage.mts', 'usage.cts']],
@@ -189,11 +225,45 @@ async function install(project, tarball, peers) {
 }
 
 /**
+ * A project of its own, outside the main one (whose node_modules holds Middy), with a CommonJS package.json:
+ * the tarball, the three DynamoDB peers and TypeScript, nothing else. Fails if npm installed Middy anyway.
+ */
+async function installWithoutMiddy(label, tarball, peers) {
+  const project = join(work, `${label}-without-middy`);
+  mkdirSync(project, { recursive: true });
+  cpSync(join(fixtures, 'without-middy'), project, { recursive: true });
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'idemkit-worker', private: true, version: '0.0.0', type: 'commonjs' }, null, 2)}\n`,
+  );
+  const dynamo = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'];
+  const tools = ['typescript', '@types/node'];
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      tarball,
+      ...dynamo.map((name) => `${name}@${peers[name]}`),
+      ...tools.map((name) => `${name}@${TOOLS[name]}`),
+    ],
+    { cwd: project },
+  );
+  if (existsSync(join(project, 'node_modules/@middy/core'))) throw new Error('npm installed @middy/core');
+  return project;
+}
+
+/**
  * tsc with skipLibCheck off, failing on errors in the fixtures or in idemkit's declarations only:
  * another package's declarations are its own affair (Middy 7's import a package it lists as optional).
  */
-async function typecheckOwnDeclarations(project, tsc = ['tsc']) {
-  const out = await run('npx', [...tsc, '-p', 'types/tsconfig.node16.json'], { cwd: project, expectCode: null });
+async function typecheckOwnDeclarations(
+  project,
+  { tsc = ['tsc'], tsconfig = 'types/tsconfig.node16.json', args = [] } = {},
+) {
+  const out = await run('npx', [...tsc, '-p', tsconfig, ...args], { cwd: project, expectCode: null });
   const errors = out.split('\n').filter((line) => line.includes(': error TS'));
   const ours = errors.filter((line) => !/^node_modules\/(?!idemkit\/)/.test(line));
   if (ours.length > 0) throw new Error(ours.join('\n'));

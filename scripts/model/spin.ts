@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -42,18 +42,45 @@ export interface SpinResult {
 /** A tool the checks need is missing. */
 export class SpinUnavailableError extends Error {}
 
+/** The tools the checks run, how each answers when present, and how to install it. */
+const MODEL_TOOLS = [
+  { tool: 'spin', args: ['-V'], install: 'Debian/Ubuntu: apt-get install -y spin; macOS: brew install spin' },
+  {
+    tool: 'gcc',
+    args: ['--version'],
+    install: 'Debian/Ubuntu: apt-get install -y gcc; macOS: xcode-select --install',
+  },
+] as const;
+
+function unavailable(tool: string, install: string): string {
+  return `${tool} is not installed; the protocol model needs it (${install})`;
+}
+
 /** Fails with a clear message when spin or gcc is not installed. */
 export async function assertToolsPresent(): Promise<void> {
-  for (const [tool, args, install] of [
-    ['spin', ['-V'], 'apt-get install -y spin'],
-    ['gcc', ['--version'], 'apt-get install -y gcc'],
-  ] as const) {
+  for (const { tool, args, install } of MODEL_TOOLS) {
     try {
       await run(tool, [...args]);
     } catch {
-      throw new SpinUnavailableError(`${tool} is not installed; the protocol model needs it (${install})`);
+      throw new SpinUnavailableError(unavailable(tool, install));
     }
   }
+}
+
+/**
+ * What is missing to run the checks, said as {@link assertToolsPresent} says it; undefined when spin and
+ * gcc are both there. Synchronous, so a test file can decide at load time whether its tests can run.
+ */
+export function missingModelTools(): string | undefined {
+  const missing = MODEL_TOOLS.filter(({ tool, args }) => {
+    try {
+      execFileSync(tool, [...args], { stdio: 'ignore' });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return missing.length === 0 ? undefined : missing.map(({ tool, install }) => unavailable(tool, install)).join('; ');
 }
 
 /**

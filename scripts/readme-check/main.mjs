@@ -2,16 +2,21 @@
 //   - clones this repository's HEAD (git clone of the working copy: no network); its node_modules is
 //     this checkout's own, linked (same lockfile: what `npm ci` would install, without a second minute of it);
 //   - runs each document's blocks in one bash session, in order: in the clone, or, for blocks that
-//     start with `# in your project`, in one new project (`npm init -y`) where the README's install
-//     lines install the package from the clone's git URL and packed; a TypeScript block that names its
-//     file (`// handler.ts`) is saved there first, so the README's Quick start compiles in a project
-//     set up as it says; then the same project as ES modules (`npm pkg set type=module`). The clone's
-//     sessions and the project's run side by side;
+//     start with `# in your project`, in one new project (`npm init -y`, with whatever Node, npm and
+//     TypeScript this machine has and the registry gives today) where the README's install lines
+//     install the package from the clone's git URL and packed; a TypeScript or JavaScript block that
+//     names its file (`// handler.ts`, `// jest.config.js`) is saved there just before its document's
+//     blocks run, so the Quick start compiles and the testing guide's Jest set-up runs as written.
+//     Then every other TypeScript sample of the README and the testing guide is compiled there with
+//     the project's own tsconfig.json, and handler.js is loaded, without IDEMKIT_TABLE_NAME too. The
+//     clone's sessions and the project's run side by side;
 //   - leaves blocks that need an AWS account or Docker (marked so on their first line) and checks
 //     that the npm scripts of blocks marked `<!-- readme-check: .ci/run runs these -->` are in .ci/run;
 //   - fails when a block fails, or when the blocks changed a tracked file of the clone.
+// `--newcomer` runs the new project's path only (no clone sessions, and the git URL install, minutes of
+// building, is left to the full run): what .ci/run runs under Node 22 and 24, where npm installs Middy 7.
 // Servers the blocks start listen on 127.0.0.1 and are stopped by PID; nothing but npm reaches the network.
-// Usage: node scripts/readme-check/main.mjs [--keep]
+// Usage: node scripts/readme-check/main.mjs [--keep] [--newcomer]
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,6 +35,10 @@ import {
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const keep = process.argv.includes('--keep');
+/** The new project's path only: the README and the guides as a newcomer on this Node follows them. */
+const newcomer = process.argv.includes('--newcomer');
+/** Documents whose every TypeScript sample is compiled in the new project: the README and the testing guide. */
+const SAMPLE_DOCUMENTS = ['README.md', 'docs/testing-your-handlers.md'];
 /** Bounds one document's session: an install from a git URL alone takes a minute or two. */
 const SESSION_TIMEOUT_MS = 8 * 60_000;
 /** Ports the guides' local set-ups name: a block cannot listen where something else already does. */
@@ -70,13 +79,20 @@ try {
   const ranBefore = new Map();
   const project = join(work, 'project');
   const chains = { clone: [], project: [] };
-  const files = [];
+  const samples = [];
   for (const document of documentsOf(clone)) {
     const blocks = blocksOf(readFileSync(join(clone, document), 'utf8'));
     const sessions = { clone: [], project: [] };
+    if (SAMPLE_DOCUMENTS.includes(document)) {
+      samples.push(...blocks.samples.map((sample) => ({ ...sample, where: `${document}:${sample.line}` })));
+    }
     for (const block of blocks.shell) {
       const where = `${document}:${block.line}`;
-      if (block.kind === 'aws-account' || block.kind === 'docker') {
+      if (newcomer && block.kind !== 'project') {
+        results.push({ where, outcome: 'left', detail: 'not a new project block (--newcomer)' });
+      } else if (newcomer && /^IDEMKIT_GIT_URL=/m.test(block.code)) {
+        results.push({ where, outcome: 'left', detail: 'git URL install: the full run builds it (--newcomer)' });
+      } else if (block.kind === 'aws-account' || block.kind === 'docker') {
         results.push({
           where,
           outcome: 'left',
@@ -97,9 +113,9 @@ try {
       }
     }
     for (const kind of ['clone', 'project']) {
-      if (sessions[kind].length > 0) chains[kind].push({ document, blocks: sessions[kind] });
+      if (sessions[kind].length > 0)
+        chains[kind].push({ document, blocks: sessions[kind], files: kind === 'project' ? blocks.files : [] });
     }
-    if (sessions.project.length > 0) files.push(...blocks.files);
   }
   // The clone's blocks and the project's share nothing but the machine: run the two chains side by side.
   await Promise.all([
@@ -109,12 +125,18 @@ try {
     (async () => {
       mkdirSync(project, { recursive: true });
       await run('npm', ['init', '-y'], { cwd: project });
-      for (const file of files) writeFileSync(join(project, file.name), `${file.code}\n`);
       let ok = true;
-      for (const { document, blocks } of chains.project) {
+      const saved = [];
+      for (const { document, blocks, files } of chains.project) {
+        // A reader saves a document's files when they reach it: the Quick start's tsc never sees the Jest guide's test.
+        for (const file of files) {
+          mkdirSync(dirname(join(project, file.name)), { recursive: true });
+          writeFileSync(join(project, file.name), `${file.code}\n`);
+          saved.push(file.name);
+        }
         ok = (await session(document, 'project', project, blocks, placeholders)) && ok;
       }
-      if (ok && files.length > 0) await moduleKinds('project', project, files);
+      if (ok) await newProjectChecks(project, saved, samples);
     })(),
   ]);
   await step('clone', 'no tracked file changed by the blocks', async () => {
@@ -196,56 +218,74 @@ async function session(document, kind, cwd, blocks, placeholders) {
 }
 
 /**
- * The project's TypeScript files, compiled as the blocks compiled them (CommonJS: `npm init -y`
- * writes "type": "commonjs") and loaded, then compiled and loaded again as ES modules.
+ * What the blocks leave in the new project, checked as a newcomer would meet it: the toolchain it got,
+ * every TypeScript sample of the README and the testing guide compiled with the project's own
+ * tsconfig.json (the one `tsc --init` wrote), and `handler.js` loaded as the ES module it is, with and
+ * without IDEMKIT_TABLE_NAME (a test imports a handler module before it sets the variable).
  */
-async function moduleKinds(document, project, files) {
+async function newProjectChecks(project, saved, samples) {
+  const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+  await step('project', 'the toolchain the project got', async () => {
+    const versions = Object.fromEntries(
+      ['typescript', '@middy/core', 'jest'].map((name) => [name, installedVersion(project, name)]),
+    );
+    if (manifest.type !== 'module') throw new Error(`the blocks left "type": ${JSON.stringify(manifest.type)}`);
+    return `Node ${process.version}, ${Object.entries(versions)
+      .map(([name, version]) => `${name} ${version ?? '(absent)'}`)
+      .join(', ')}, "type": "module"`;
+  });
+  const typescriptFiles = saved.filter((name) => name.endsWith('.ts'));
+  await step(
+    'project',
+    `${samples.length} samples (${[...new Set(samples.map((s) => s.where.split(':')[0]))].join(', ')}) and ${typescriptFiles.join(', ')} compiled with the project's tsconfig.json`,
+    async () => {
+      const folder = join(project, 'readme-samples');
+      mkdirSync(folder, { recursive: true });
+      const names = samples.map((sample) => {
+        const name = `${sample.where.replace(/[/.:]/g, '-')}.ts`;
+        writeFileSync(join(folder, name), `${sample.code}\n`);
+        return name;
+      });
+      writeFileSync(
+        join(folder, 'tsconfig.json'),
+        `${JSON.stringify(
+          {
+            extends: '../tsconfig.json',
+            compilerOptions: { noEmit: true },
+            files: [...names, ...typescriptFiles.map((name) => `../${name}`)],
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      try {
+        await run('npx', ['tsc', '-p', 'readme-samples/tsconfig.json'], { cwd: project });
+      } catch (error) {
+        const where = Object.fromEntries(names.map((name, index) => [name, samples[index].where]));
+        throw new Error(error.message.replace(/readme-samples\/([\w.-]+\.ts)/g, (_, name) => where[name] ?? name));
+      }
+    },
+  );
   const env = {
     ...process.env,
-    IDEMKIT_TABLE_NAME: 'readme-check-journal',
     AWS_REGION: 'us-east-1',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  const outputs = files.map((file) => `./${file.name.replace(/\.ts$/, '.js')}`);
-  await step(
-    document,
-    `${files.map((f) => f.name).join(', ')} as CommonJS: compiled by the blocks, loaded`,
-    async () => {
-      const type = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).type;
-      if (type !== 'commonjs') throw new Error(`npm init -y wrote type ${type}, not commonjs`);
-      for (const output of outputs) {
-        await run(
-          'node',
-          ['-e', `if (typeof require(${JSON.stringify(output)}).handler !== 'function') process.exit(1)`],
-          {
-            cwd: project,
-            env,
-          },
-        );
-      }
-    },
-  );
-  await step(
-    document,
-    `${files.map((f) => f.name).join(', ')} as ES modules: npm pkg set type=module, tsc, loaded`,
-    async () => {
-      await run('npm', ['pkg', 'set', 'type=module'], { cwd: project });
-      await run('npx', ['tsc'], { cwd: project });
-      for (const output of outputs) {
-        const source = readFileSync(join(project, output), 'utf8');
-        if (/\brequire\(/.test(source)) throw new Error(`${output} still calls require()`);
-        await run(
-          'node',
-          [
-            '--input-type=module',
-            '-e',
-            `const m = await import(${JSON.stringify(output)}); if (typeof m.handler !== 'function') process.exit(1);`,
-          ],
-          { cwd: project, env },
-        );
-      }
-    },
-  );
+  delete env.IDEMKIT_TABLE_NAME;
+  const load = `const m = await import('./handler.js'); if (typeof m.handler !== 'function') process.exit(1);`;
+  await step('project', 'handler.js loaded as an ES module, with IDEMKIT_TABLE_NAME and without', async () => {
+    await run('node', ['--input-type=module', '-e', load], {
+      cwd: project,
+      env: { ...env, IDEMKIT_TABLE_NAME: 'readme-check-journal' },
+    });
+    await run('node', ['--input-type=module', '-e', load], { cwd: project, env });
+  });
+}
+
+/** The version of a package installed in the project, or undefined. */
+function installedVersion(project, name) {
+  const file = join(project, 'node_modules', name, 'package.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).version : undefined;
 }
 
 async function step(where, name, action) {

@@ -10,18 +10,24 @@ export interface ShellBlock {
   readonly code: string;
 }
 
-/** A TypeScript block that names its file on its first line (`// handler.ts`). */
+/** A TypeScript or JavaScript block that names its file on its first line (`// handler.ts`, `// jest.config.js`). */
 export interface FileBlock {
   readonly line: number;
   readonly name: string;
   readonly code: string;
 }
 
+/** A TypeScript block that names no file: a sample to compile. */
+export interface SampleBlock {
+  readonly line: number;
+  readonly code: string;
+}
+
 /** The README, then every guide, relative to `root`. */
 export declare function documentsOf(root: string): string[];
 
-/** The shell blocks and the named TypeScript blocks of a markdown text. */
-export declare function blocksOf(markdown: string): { shell: ShellBlock[]; files: FileBlock[] };
+/** The shell blocks, the named TypeScript and JavaScript blocks and the other TypeScript blocks of a markdown text. */
+export declare function blocksOf(markdown: string): { shell: ShellBlock[]; files: FileBlock[]; samples: SampleBlock[] };
 
 /** The npm commands a block runs, each once. */
 export declare function npmCommandsOf(code: string): string[];

@@ -28,14 +28,22 @@ export function documentsOf(root) {
 }
 
 /**
+ * A file name a code block gives on its first line (`// handler.ts`, `// test/payments.test.ts`): a
+ * relative path inside the project, never above it.
+ */
+const NAMED_FILE = /^\/\/ ((?:[\w-][\w.-]*\/)*[\w-][\w.-]*\.[cm]?[jt]s)\s*$/;
+
+/**
  * Every fenced block of a markdown text: shell blocks with their kind (`clone`, `project`,
- * `aws-account`, `docker`, `ci`), and TypeScript blocks that name their file on their first line
- * (`// handler.ts`), which a project block then compiles.
+ * `aws-account`, `docker`, `ci`); TypeScript and JavaScript blocks that name their file on their
+ * first line (`// handler.ts`, `// jest.config.js`), which a project block then compiles or runs;
+ * and the other TypeScript blocks, samples to compile.
  */
 export function blocksOf(markdown) {
   const lines = markdown.split('\n');
   const shell = [];
   const files = [];
+  const samples = [];
   for (let index = 0; index < lines.length; index++) {
     const fence = /^```(\w*)\s*$/.exec(lines[index]);
     if (!fence) continue;
@@ -46,13 +54,14 @@ export function blocksOf(markdown) {
       const marker = FIRST_LINE_MARKERS.find(({ pattern }) => pattern.test(body[0] ?? ''));
       const kind = lines[index - 1]?.trim() === CI_MARKER ? 'ci' : (marker?.kind ?? 'clone');
       shell.push({ line, kind, code: body.join('\n') });
-    } else if (['ts', 'typescript'].includes(fence[1])) {
-      const named = /^\/\/ ([\w.-]+\.ts)\s*$/.exec(body[0] ?? '');
+    } else if (['ts', 'typescript', 'js', 'javascript'].includes(fence[1])) {
+      const named = NAMED_FILE.exec(body[0] ?? '');
       if (named) files.push({ line, name: named[1], code: body.join('\n') });
+      else if (['ts', 'typescript'].includes(fence[1])) samples.push({ line, code: body.join('\n') });
     }
     index = end;
   }
-  return { shell, files };
+  return { shell, files, samples };
 }
 
 /** The npm commands a block runs (`npm ci`, `npm test`, `npm start`, `npm run <script>`), each once. */

@@ -32,13 +32,17 @@ import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
 
-/** A Lambda context, or any object standing for one outside Lambda. */
+/**
+ * A Lambda context, or any object standing for one outside Lambda. Each field may be `undefined` as well as absent:
+ * `@types/aws-lambda` declares `tenantId?: string | undefined`, and a consumer's `exactOptionalPropertyTypes` would
+ * otherwise refuse a real `Context`.
+ */
 export type LambdaContextLike = {
-  readonly awsRequestId?: string;
+  readonly awsRequestId?: string | undefined;
   /** The invocation's tenant under Lambda tenant isolation (`TenancyConfig` `PER_TENANT`). */
-  readonly tenantId?: string;
-  readonly xRayTraceId?: string;
-  getRemainingTimeInMillis?: () => number;
+  readonly tenantId?: string | undefined;
+  readonly xRayTraceId?: string | undefined;
+  getRemainingTimeInMillis?: (() => number) | undefined;
 };
 
 /** One attempt as an entry point describes it, before anything is checked. */

@@ -27,10 +27,13 @@ export class CountedJournal implements Journal {
   /** Cross-Region write conflicts met by those calls (a multi-Region journal only). */
   readonly replicatedConflicts: ConflictTally = { count: 0 };
 
-  constructor(private readonly inner: Journal) {}
+  /** The wrapped journal's mode: `'strong'` for a multi-Region journal. */
+  readonly multiRegion?: 'strong';
 
-  get multiRegion(): 'strong' | undefined {
-    return this.inner.multiRegion;
+  constructor(private readonly inner: Journal) {
+    // An optional property set only when present, not a getter: a getter's `'strong' | undefined` does not satisfy
+    // the interface's optional property in a consumer's declarations check under `exactOptionalPropertyTypes`.
+    if (inner.multiRegion !== undefined) this.multiRegion = inner.multiRegion;
   }
 
   private counted<T>(call: () => Promise<T>): Promise<T> {

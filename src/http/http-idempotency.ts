@@ -1,9 +1,9 @@
-import type { MiddlewareObj, Request } from '@middy/core';
 import { legacyLookupOf, type MigrationSource } from '../engine/index.js';
 import { defaultTenant, viewHttpEvent } from './http-event.js';
 import { HttpGuard, type HttpGuardRequest, type RunningHttpRequest, type UnreadableHttpRequest } from './http-guard.js';
 import { resolveHttpGuardOptions, type HttpGuardOptions } from './http-guard-options.js';
 import type { HttpResponse } from './http-response.js';
+import type { HttpIdempotencyMiddleware, MiddyRequest } from './middy-middleware.js';
 
 /** Options of {@link httpIdempotency}: the HTTP guard's, read from the Lambda event. */
 export interface HttpIdempotencyOptions extends HttpGuardOptions<any> {
@@ -29,23 +29,23 @@ const STATE = 'idemkit';
  *   httpIdempotency({ journal: new DynamoDBJournal({ tableName: process.env.IDEMKIT_TABLE_NAME! }) }),
  * );
  */
-export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj {
+export function httpIdempotency(options: HttpIdempotencyOptions): HttpIdempotencyMiddleware {
   const settings = resolveHttpGuardOptions(FACTORY, options, ['migrateFrom']);
   const guard = new HttpGuard(settings, legacyLookupOf(FACTORY, options.migrateFrom, settings.engine));
 
-  const idempotencyBefore = async (request: Request): Promise<HttpResponse | undefined> => {
+  const idempotencyBefore = async (request: MiddyRequest): Promise<HttpResponse | undefined> => {
     const admission = await guard.admit(guardRequestOf(request));
     if (admission.kind === 'answer') return admission.response;
     if (admission.kind === 'run') (request.internal as Record<string, unknown>)[STATE] = admission.running;
     return undefined;
   };
 
-  const idempotencyAfter = async (request: Request): Promise<void> => {
+  const idempotencyAfter = async (request: MiddyRequest): Promise<void> => {
     const running = takeState(request);
     if (running) request.response = await guard.concludeReturned(running, request.response);
   };
 
-  const idempotencyOnError = async (request: Request): Promise<void> => {
+  const idempotencyOnError = async (request: MiddyRequest): Promise<void> => {
     const running = takeState(request);
     // A response another middleware already set stays as it is.
     if (running)
@@ -60,7 +60,7 @@ export function httpIdempotency(options: HttpIdempotencyOptions): MiddlewareObj 
 }
 
 /** The guard's request of a Lambda HTTP event; the scope is bound to the invocation's context. */
-function guardRequestOf(request: Request): HttpGuardRequest<unknown> | UnreadableHttpRequest<unknown> {
+function guardRequestOf(request: MiddyRequest): HttpGuardRequest<unknown> | UnreadableHttpRequest<unknown> {
   const { event, context } = request;
   try {
     const view = viewHttpEvent(event);
@@ -76,7 +76,7 @@ function guardRequestOf(request: Request): HttpGuardRequest<unknown> | Unreadabl
   }
 }
 
-function takeState(request: Request): RunningHttpRequest | undefined {
+function takeState(request: MiddyRequest): RunningHttpRequest | undefined {
   const internal = request.internal as Record<string, unknown>;
   const state = internal[STATE] as RunningHttpRequest | undefined;
   if (!state) return undefined;

@@ -9,4 +9,5 @@ export { doorRequest, idempotencyOfRequest, readsLambdaEvent, type LambdaInvocat
 export { capturedResponse, MAX_CAPTURED_BODY_BYTES, responseToSend, type HeaderValue } from './captured-response.js';
 export { DEFAULT_PROBLEM_TYPE_PREFIX, REPLAYED_HEADER, type HttpResponse, type StatusCodes } from './http-response.js';
 export { readKeyHeader } from './http-event.js';
+export type { HttpIdempotencyMiddleware, MiddyRequest } from './middy-middleware.js';
 export { defaultHttpFingerprint } from './request-fingerprint.js';

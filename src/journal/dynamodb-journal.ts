@@ -49,7 +49,10 @@ const CLIENT_KINDS = 'a DynamoDBClient or DynamoDBDocumentClient';
 export interface DynamoDBJournalOptions {
   /**
    * Name of the journal table (partition key `pk`, TTL on `expiresAt`).
-   * @default process.env.IDEMKIT_TABLE_NAME (set by the CDK constructs that take a journal)
+   * @default process.env.IDEMKIT_TABLE_NAME (set by the CDK constructs that take a journal), read when the journal
+   *   is first used if it is not set when the journal is built: a module that builds its journal at load time
+   *   can be imported by a test before the variable is set. Used without either, the journal throws
+   *   `InvalidOptionsError`.
    */
   readonly tableName?: string;
   /**
@@ -111,6 +114,14 @@ export interface DynamoDBJournalOptions {
   readonly reservation?: 'put-first' | 'read-first';
 }
 
+/** The journal's table and what reaches it, once its name is known. */
+interface JournalTable {
+  readonly name: string;
+  readonly calls: ItemCalls;
+  readonly chunks: ResponseChunks;
+  readonly migration: JournalMigration | undefined;
+}
+
 /**
  * The idempotency journal on DynamoDB. Reservation is one conditional `PutItem` that returns
  * the existing item on conflict; every later write is fenced on the caller's lease token.
@@ -120,26 +131,19 @@ export interface DynamoDBJournalOptions {
  * const other = new DynamoDBJournal({ tableName: 'payments-journal' });
  */
 export class DynamoDBJournal implements Journal {
-  readonly tableName: string;
   readonly multiRegion?: 'strong';
   /** How a reservation meets an existing key (see {@link DynamoDBJournalOptions.reservation}). */
   readonly reservation: 'put-first' | 'read-first';
-  private readonly calls: ItemCalls;
-  private readonly chunks: ResponseChunks;
   private readonly clock: () => number;
   private readonly client: DynamoDBClient | DynamoDBDocumentClient;
-  private readonly migration?: JournalMigration;
+  private readonly tableOption: string | undefined;
+  private readonly migrateFrom: JournalMigrationOptions | undefined;
+  private table?: JournalTable;
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
     assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion', 'migrateFrom', 'reservation']);
-    const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
-    if (tableName === undefined) {
-      throw new InvalidOptionsError(
-        `${OWNER} needs a tableName of at least 3 characters (option 'tableName' or ${IdemkitEnvironment.tableName})`,
-      );
-    }
-    this.tableName = tableName;
+    this.tableOption = readTableName(OWNER, 'tableName', options.tableName, undefined);
     this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
     this.client =
@@ -147,19 +151,63 @@ export class DynamoDBJournal implements Journal {
     if (options.multiRegion !== undefined)
       this.multiRegion = readOneOf(OWNER, 'multiRegion', options.multiRegion, 'strong', ['strong']);
     this.reservation = readOneOf(OWNER, 'reservation', options.reservation, 'put-first', ['put-first', 'read-first']);
-    this.calls = this.multiRegion
-      ? new ReplicatedItemCalls(this.client, this.tableName)
-      : new ItemCalls(this.client, this.tableName);
-    this.chunks = new ResponseChunks(this.calls);
-    this.migration = journalMigrationFor(OWNER, options.migrateFrom, {
+    this.migrateFrom = options.migrateFrom;
+    // A table named by now is set up now, `migrateFrom` checked against it. Without a name the journal waits for its
+    // first use: a handler module builds its journal when it loads, and a test imports it before setting the variable.
+    if (this.nameNow() !== undefined) this.opened();
+  }
+
+  /**
+   * Name of the journal table: the `tableName` option, else `IDEMKIT_TABLE_NAME` (read when first needed).
+   * @throws InvalidOptionsError when neither names a table
+   */
+  get tableName(): string {
+    return this.opened().name;
+  }
+
+  private get calls(): ItemCalls {
+    return this.opened().calls;
+  }
+
+  private get chunks(): ResponseChunks {
+    return this.opened().chunks;
+  }
+
+  private get migration(): JournalMigration | undefined {
+    return this.opened().migration;
+  }
+
+  /** The table's name as things stand: the option, else the environment's when it can name a table. */
+  private nameNow(): string | undefined {
+    const name = this.tableOption ?? process.env[IdemkitEnvironment.tableName];
+    return name !== undefined && name.length >= 3 ? name : undefined;
+  }
+
+  /** The table and what reaches it, set up once, when its name is first known. */
+  private opened(): JournalTable {
+    if (this.table) return this.table;
+    const name = this.nameNow();
+    if (name === undefined) {
+      const variable = process.env[IdemkitEnvironment.tableName];
+      throw new InvalidOptionsError(
+        `${OWNER} needs a table name of at least 3 characters: pass the 'tableName' option or set ` +
+          `${IdemkitEnvironment.tableName} (the CDK constructs that take a journal set it); ` +
+          (variable === undefined ? 'it is not set' : `it is '${variable}'`),
+      );
+    }
+    const calls = this.multiRegion ? new ReplicatedItemCalls(this.client, name) : new ItemCalls(this.client, name);
+    const chunks = new ResponseChunks(calls);
+    const migration = journalMigrationFor(OWNER, this.migrateFrom, {
       multiRegion: this.multiRegion,
-      to: this.calls,
-      toTableName: this.tableName,
+      to: calls,
+      toTableName: name,
       toClient: this.client,
       clock: this.clock,
-      attach: (item, record) => this.chunks.attach(item, record),
+      attach: (item, record) => chunks.attach(item, record),
       release: (pk, leaseToken) => this.release(pk, leaseToken),
     });
+    this.table = { name, calls, chunks, migration };
+    return this.table;
   }
 
   traceWith(tracer: { captureAWSv3Client<T>(client: T): T }): void {
@@ -169,6 +217,8 @@ export class DynamoDBJournal implements Journal {
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    // An attempt's first call: a missing table name is reported as itself, before a DynamoDB failure could wrap it.
+    this.opened();
     const reserved = await this.reserveHere(request);
     if (!reserved.reserved || !this.migration?.isOpen()) return reserved;
     return this.migration.afterReservation(request, reserved);
@@ -406,6 +456,7 @@ export class DynamoDBJournal implements Journal {
   }
 
   async get(pk: string): Promise<JournalRecord | undefined> {
+    this.opened();
     try {
       const item = await this.calls.get('get', { pk });
       if (item) return this.chunks.attach(item, recordFromItem(item));

@@ -14,7 +14,7 @@ import { MetricDimension } from '../../src/telemetry/metric-names.js';
 import { httpApiEvent, lambdaContext, sqsEvent } from '../../src/testing/index.js';
 import { CONSUMER_ENTRY, testApp } from './test-app.js';
 
-/** The queues guide holds the `sqsConsumer` sample, the CDK guide the construct it deploys under. */
+/** The queues guide holds the `sqsConsumer` sample and the construct it deploys under; the CDK guide that construct too. */
 const QUEUES_GUIDE = readFileSync(join(__dirname, '../../docs/queues.md'), 'utf8');
 const CDK_GUIDE = readFileSync(join(__dirname, '../../docs/cdk.md'), 'utf8');
 /** The README's Quick start is the HTTP handler such a function runs. */
@@ -63,22 +63,28 @@ function sampleConsumerOptions(): string {
   return sample[1];
 }
 
-/** The construct id the CDK guide's sample gives its GuardedQueueConsumer. */
-function sampleConstructId(): string {
-  const sample = CDK_GUIDE.match(/new GuardedQueueConsumer\(stack, '([^']+)'/);
-  if (!sample) throw new Error('docs/cdk.md has no GuardedQueueConsumer sample');
+/** The construct id a guide's CDK sample gives its GuardedQueueConsumer. */
+function sampleConstructId(guide: string, name: string): string {
+  const sample = guide.match(/new GuardedQueueConsumer\(stack, '([^']+)'/);
+  if (!sample) throw new Error(`${name} has no GuardedQueueConsumer sample`);
   return sample[1];
 }
 
 describe("the guides' queue samples", () => {
   const stack = new Stack(testApp(), 'Orders');
   const journal = new IdempotencyJournalTable(stack, 'Journal');
-  const consumer = new GuardedQueueConsumer(stack, sampleConstructId(), { journal, entry: CONSUMER_ENTRY });
+  const constructId = sampleConstructId(QUEUES_GUIDE, 'docs/queues.md');
+  const consumer = new GuardedQueueConsumer(stack, constructId, { journal, entry: CONSUMER_ENTRY });
   new IdempotencyDashboard(stack, 'Dashboard', { consumers: [consumer.consumerName], journal });
   const template = Template.fromStack(stack);
 
   it('let the consumer take its name from the construct (no consumer option in the sample)', () => {
     expect(sampleConsumerOptions()).not.toMatch(/\bconsumer:/);
+  });
+
+  it('deploy it under the construct id the queues guide names, in both guides', () => {
+    expect(QUEUES_GUIDE).toContain(`\`'${constructId}'\` in the CDK sample below`);
+    expect(sampleConstructId(CDK_GUIDE, 'docs/cdk.md')).toBe(constructId);
   });
 
   it("emit metrics with the Consumer dimension the dashboard's alarms watch", async () => {

@@ -1,6 +1,6 @@
 import type { DurableContext } from '@aws/durable-execution-sdk-js';
 import { LocalDurableTestRunner } from '@aws/durable-execution-sdk-js-testing';
-import middy, { type MiddlewareObj } from 'middy7';
+import middy from 'middy7';
 import { executionModeDurableContext } from 'middy7/DurableContext';
 import { randomUUID } from 'node:crypto';
 import { httpIdempotency, idempotencyOf } from '../../src/index.js';
@@ -19,12 +19,10 @@ afterEach(async () => {
 async function durablePaymentHandler() {
   const { journal, clock } = await durableJournal();
   const rail = new RecordingRail();
-  // idemkit's middleware is typed against Middy 6's MiddlewareObj; Middy 7 runs the same hooks.
-  const guard = httpIdempotency({ journal, clock }) as MiddlewareObj<{ body: string }, unknown, Error, DurableContext>;
   const handler = middy<{ body: string }, unknown, Error, DurableContext>({
     executionMode: executionModeDurableContext,
   })
-    .use(guard)
+    .use(httpIdempotency({ journal, clock }))
     .handler(async (event, context) => {
       const scope = idempotencyOf(context);
       const { amountCents } = JSON.parse(event.body) as { amountCents: number };

@@ -94,9 +94,12 @@ describe('what the constructs set is what the runtime reads', () => {
     expect(journalTable.tableName).toBe('explicit');
   });
 
-  it('refuses a DynamoDBJournal with neither a tableName nor IDEMKIT_TABLE_NAME, naming both', async () => {
-    await withEnvironment({ [IdemkitEnvironment.tableName]: undefined }, () => {
-      expect(() => new DynamoDBJournal()).toThrow(/'tableName' or IDEMKIT_TABLE_NAME/);
+  it('refuses the first use of a DynamoDBJournal with neither a tableName nor IDEMKIT_TABLE_NAME, naming both', async () => {
+    await withEnvironment({ [IdemkitEnvironment.tableName]: undefined }, async () => {
+      const journal = new DynamoDBJournal();
+      await expect(
+        journal.reserve({ pk: 'req#-#env#k-2', fingerprint: 'f', leaseMs: 1_000, ttlSeconds: 60 }),
+      ).rejects.toThrow(/'tableName' option or set IDEMKIT_TABLE_NAME/);
     });
   });
 

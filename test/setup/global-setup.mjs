@@ -20,4 +20,7 @@ export default async function globalSetup() {
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
   process.env.POWERTOOLS_DEV = 'true';
   process.env.POWERTOOLS_LOG_LEVEL = process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT';
+  // The AWS SDK's Node 20 notice, once per test file and per process a suite starts (the demo, the soak's workers):
+  // the SDK's own switch turns it off (CI still runs every suite on Node 22 and 24).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }

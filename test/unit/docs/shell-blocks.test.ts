@@ -62,6 +62,51 @@ describe('shell blocks of the README and the guides (what npm run check:readme r
     ).toBe(true);
   });
 
+  it('saves the blocks that name a file under their path in the project, never above it; other TypeScript is a sample', () => {
+    const markdown = [
+      '```ts',
+      '// test/payments.test.ts',
+      'test();',
+      '```',
+      '```js',
+      '// jest.config.js',
+      'export default {};',
+      '```',
+      '```ts',
+      '// ../outside.ts',
+      'const escaped = 1;',
+      '```',
+      '```ts',
+      'const sample = 1;',
+      '```',
+      '```js',
+      'const unnamed = 1;',
+      '```',
+    ].join('\n');
+
+    const { files, samples } = blocksOf(markdown);
+
+    expect(files.map((file) => file.name)).toEqual(['test/payments.test.ts', 'jest.config.js']);
+    expect(samples.map((sample) => sample.code.split('\n').at(-1))).toEqual([
+      'const escaped = 1;',
+      'const sample = 1;',
+    ]);
+  });
+
+  it("names the testing guide's Jest set-up files, which its project blocks run", () => {
+    const { files, shell } = blocksOf(readFileSync(join(ROOT, 'docs/testing-your-handlers.md'), 'utf8'));
+
+    expect(files.map((file) => file.name)).toEqual([
+      'jest.config.js',
+      'jest.global-setup.js',
+      'jest.global-teardown.js',
+      'test/payments.test.ts',
+    ]);
+    expect(shell.filter((block) => block.kind === 'project').some((block) => /^npm test$/m.test(block.code))).toBe(
+      true,
+    );
+  });
+
   it('puts the check’s values into placeholder assignments and leaves every other line as written', () => {
     const code = 'IDEMKIT_CLONE=/path/to/idemkit   # your clone\nnpm install "$IDEMKIT_CLONE"\nOTHER=1';
 
