@@ -53,15 +53,22 @@ export const JournalCondition = Object.freeze({
   /** Uniqueness claims and outbox items written by the completion transaction: not there yet. */
   itemAbsent: 'attribute_not_exists(#pk)',
   /**
-   * `holdUnique`: the claim is free, or held (not yet permanent) by an earlier attempt of the same record, which the
-   * caller's lease has fenced out of that record.
+   * `holdUnique`: the claim is free, or held (not yet permanent) by an earlier attempt of the same operation (the same
+   * record, created at the same time), which the caller's lease has fenced out of that record. A pinned hold stays
+   * pinned: that operation's effect may have begun.
    */
-  uniqueHoldable: 'attribute_not_exists(#pk) OR (claimedBy = :owner AND attribute_exists(holdToken))',
+  uniqueHoldable:
+    'attribute_not_exists(#pk) OR (claimedBy = :owner AND ownerCreatedAt = :ownerCreatedAt AND attribute_exists(holdToken))',
   /**
-   * A held claim is still held by the token: its completion makes it permanent, a release deletes it, a takeover of a
-   * stale hold replaces it.
+   * A held claim is still held by the token: pinned before its holder's effect or completion, made permanent by the
+   * completion, deleted by a release.
    */
   uniqueHeldBy: 'holdToken = :token',
+  /**
+   * A stale hold taken over by another operation: still held by the token read, and not pinned (its holder never began
+   * an effect or a completion, and now never will: pinning it is fenced on the same token).
+   */
+  uniqueTakeable: 'holdToken = :token AND attribute_not_exists(pinned)',
   /**
    * Fencing the record of a stale hold before its claim is taken over: the token read still holds it, in progress
    * under an ended lease, with no effect begun (its holder's later writes then all fail).
@@ -100,6 +107,10 @@ export interface GuardedItem {
   readonly effectStarted?: boolean;
   readonly claimedBy?: string;
   readonly holdToken?: string;
+  /** A claim's `ownerCreatedAt`. */
+  readonly ownerCreatedAtEpochMs?: number;
+  /** True when a claim has the `pinned` attribute (whatever its value: the conditions ask whether it exists). */
+  readonly pinned?: boolean;
 }
 
 /** The values a condition compares an item with: the clock, and the token or owner it names. */
@@ -110,6 +121,8 @@ export interface GuardValues {
   readonly token?: string;
   /** The record a claim is held for: `:owner`. */
   readonly owner?: string;
+  /** That record's `createdAt`: `:ownerCreatedAt`. */
+  readonly ownerCreatedAtEpochMs?: number;
 }
 
 /** One condition as a predicate: `item` is undefined when the key holds no item. */
@@ -158,9 +171,16 @@ export const JournalGuard: { readonly [N in JournalConditionName]: Guard } = Obj
     item.status !== RecordStatus.unknown &&
     !(inProgress(item) && leaseLive(item, values)),
   itemAbsent: (item) => item === undefined,
-  uniqueHoldable: (item, { owner }) =>
-    item === undefined || (owner !== undefined && item.claimedBy === owner && item.holdToken !== undefined),
+  uniqueHoldable: (item, { owner, ownerCreatedAtEpochMs }) =>
+    item === undefined ||
+    (owner !== undefined &&
+      item.claimedBy === owner &&
+      ownerCreatedAtEpochMs !== undefined &&
+      item.ownerCreatedAtEpochMs === ownerCreatedAtEpochMs &&
+      item.holdToken !== undefined),
   uniqueHeldBy: (item, { token }) => item !== undefined && token !== undefined && item.holdToken === token,
+  uniqueTakeable: (item, { token }) =>
+    item !== undefined && token !== undefined && item.holdToken === token && !item.pinned,
   holdAbandoned: (item, values) =>
     item !== undefined &&
     tokenIs(item, values) &&
@@ -192,6 +212,8 @@ export function guardedItemOf(item: Readonly<Record<string, unknown>> | undefine
         : undefined,
     claimedBy: text(item[ClaimAttribute.claimedBy]),
     holdToken: text(item[ClaimAttribute.holdToken]),
+    ownerCreatedAtEpochMs: number(item[ClaimAttribute.ownerCreatedAt]),
+    pinned: item[ClaimAttribute.pinned] !== undefined,
   };
 }
 
@@ -202,5 +224,6 @@ export function guardValuesOf(values: Readonly<Record<string, unknown>>): GuardV
     nowEpochMs: Number(values[':nowMs'] ?? Number(values[':nowSeconds'] ?? 0) * 1000),
     token: typeof token === 'string' ? token : undefined,
     owner: typeof values[':owner'] === 'string' ? values[':owner'] : undefined,
+    ownerCreatedAtEpochMs: typeof values[':ownerCreatedAt'] === 'number' ? values[':ownerCreatedAt'] : undefined,
   };
 }

@@ -38,7 +38,12 @@ import { singleItemCompletionUpdate, singleItemLayout } from './single-item-comp
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
-import { holdUniqueOnDynamoDB, letGoUniqueOnDynamoDB, makeHoldsPermanentOnDynamoDB } from './unique-holds.js';
+import {
+  holdUniqueOnDynamoDB,
+  letGoUniqueOnDynamoDB,
+  makeHoldsPermanentOnDynamoDB,
+  pinUniqueOnDynamoDB,
+} from './unique-holds.js';
 
 const OWNER = 'DynamoDBJournal';
 /** The `#status` placeholder (`status` is a DynamoDB reserved word). */
@@ -334,11 +339,17 @@ export class DynamoDBJournal implements Journal {
     }
   }
 
-  /** A multi-Region completion: chunks first (rule 6), then one fenced `UpdateItem` with the outcome and the events. */
+  /**
+   * A multi-Region completion: chunks first (rule 6); held claims pinned unless the effect already
+   * pinned them, so no write after the record's can decide whether they stay refused; then one
+   * fenced `UpdateItem` with the outcome and the events; then the claims made permanent.
+   */
   private async completeSingleItem({ pk, leaseToken, response, ttlSeconds, writes }: Completion): Promise<void> {
     const now = this.clock();
     const completion = singleItemLayout(encodeResponse(response), writes);
     await this.chunks.write(pk, leaseToken, completion.encoded, expiryFromNow(now, ttlSeconds));
+    if (!writes?.heldClaimsPinned)
+      for (const claim of writes?.heldClaims ?? []) await pinUniqueOnDynamoDB(this.calls, claim, leaseToken);
     try {
       await this.fencedUpdate('complete', singleItemCompletionUpdate(pk, completion, now, ttlSeconds, leaseToken));
     } catch (error) {
@@ -398,6 +409,10 @@ export class DynamoDBJournal implements Journal {
 
   async holdUnique(hold: UniqueHold): Promise<void> {
     await holdUniqueOnDynamoDB(this.calls, hold, this.clock());
+  }
+
+  async pinUnique(hold: UniqueHold): Promise<void> {
+    await pinUniqueOnDynamoDB(this.calls, hold.claim, hold.leaseToken);
   }
 
   async letGoUnique(hold: UniqueHold): Promise<void> {
