@@ -203,8 +203,8 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respect
 #define G_LEASE_HELD_NOT_COMPLETED(t) (exists && tok == (t) && status != DONE)
 /* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs) */
 #define G_RESOLVABLE (exists && (status == UNK || (status == INP && !live)))
-/* guard sweepable: expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs) */
-#define G_SWEEPABLE (exists && PAST_EXPIRY && status != UNK && !(status == INP && live))
+/* guard sweepable: expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs) OR kind = :chunk) */
+#define G_SWEEPABLE (exists && PAST_EXPIRY && (status == DONE || (status == INP && !live)))
 /* guard holdAbandoned: leaseToken = :old AND #status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false */
 #define G_HOLD_ABANDONED(old) (exists && tok == (old) && status == INP && !live && !eff)
 /* Guards on the claim item (HOLDS): o is the record a holdUnique names (:owner), c its createdAt, t a token. */

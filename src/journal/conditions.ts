@@ -1,4 +1,4 @@
-import { ClaimAttribute, RecordAttribute, RecordStatus } from './schema.js';
+import { ClaimAttribute, RecordAttribute, RecordKind, RecordStatus } from './schema.js';
 
 /**
  * Every condition expression the DynamoDB journal puts on its writes, by name.
@@ -46,10 +46,12 @@ export const JournalCondition = Object.freeze({
   resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs)',
   /**
    * The sweeper of a multi-Region journal (MRSC tables have no TTL): the item is still past its
-   * `expiresAt`, not `UNKNOWN`, and under no live lease (what `claimable` would claim over).
+   * `expiresAt` and is completed or in progress under an ended lease (what `claimable` would claim
+   * over), or is a response chunk. Like `claimable`, it names the states it deletes: a status the
+   * guard does not know, or none, is never deleted, since it may stand for an effect that happened.
    */
   sweepable:
-    'expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)',
+    'expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs) OR kind = :chunk)',
   /** Uniqueness claims and outbox items written by the completion transaction: not there yet. */
   itemAbsent: 'attribute_not_exists(#pk)',
   /**
@@ -111,6 +113,8 @@ export interface GuardedItem {
   readonly ownerCreatedAtEpochMs?: number;
   /** True when a claim has the `pinned` attribute (whatever its value: the conditions ask whether it exists). */
   readonly pinned?: boolean;
+  /** The item's `kind` (`chunk` for a slice of a large response). */
+  readonly kind?: string;
 }
 
 /** The values a condition compares an item with: the clock, and the token or owner it names. */
@@ -133,8 +137,6 @@ const pastExpiry = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
   item.expiresAtEpochSeconds !== undefined && item.expiresAtEpochSeconds <= Math.floor(nowEpochMs / 1000);
 const leaseEnded = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
   item.leaseUntilEpochMs !== undefined && item.leaseUntilEpochMs < nowEpochMs;
-const leaseLive = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
-  item.leaseUntilEpochMs !== undefined && item.leaseUntilEpochMs >= nowEpochMs;
 const inProgress = (item: GuardedItem) => item.status === RecordStatus.inProgress;
 const tokenIs = (item: GuardedItem, { token }: GuardValues) => token !== undefined && item.leaseToken === token;
 const claimable: Guard = (item, values) =>
@@ -168,8 +170,9 @@ export const JournalGuard: { readonly [N in JournalConditionName]: Guard } = Obj
   sweepable: (item, values) =>
     item !== undefined &&
     pastExpiry(item, values) &&
-    item.status !== RecordStatus.unknown &&
-    !(inProgress(item) && leaseLive(item, values)),
+    (item.status === RecordStatus.completed ||
+      (inProgress(item) && leaseEnded(item, values)) ||
+      item.kind === RecordKind.chunk),
   itemAbsent: (item) => item === undefined,
   uniqueHoldable: (item, { owner, ownerCreatedAtEpochMs }) =>
     item === undefined ||
@@ -214,6 +217,7 @@ export function guardedItemOf(item: Readonly<Record<string, unknown>> | undefine
     holdToken: text(item[ClaimAttribute.holdToken]),
     ownerCreatedAtEpochMs: number(item[ClaimAttribute.ownerCreatedAt]),
     pinned: item[ClaimAttribute.pinned] !== undefined,
+    kind: text(item[RecordAttribute.kind]),
   };
 }
 
