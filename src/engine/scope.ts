@@ -231,6 +231,8 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   private ensureRoom(count: number): void {
+    // Nothing commits in a transaction there: the outbox events ride in the record, bounded by its bytes at completion.
+    if (this.journal.multiRegion === 'strong') return;
     const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length + this.heldClaims.length;
     if (used + count > TRANSACTION_MAX_ITEMS) {
       throw new IdempotencyError(

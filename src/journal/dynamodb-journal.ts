@@ -10,6 +10,7 @@ import {
   LeaseLostError,
   MultiRegionUnsupportedError,
   NotResolvableError,
+  OutboxTooLargeError,
   readOneOf,
 } from '../core/index.js';
 import { completionTransaction, completionUpdate, transactionToken } from './completion-writes.js';
@@ -34,7 +35,14 @@ import type {
 import { recordFromItem, reservationItem } from './record-item.js';
 import { journalMigrationFor, type JournalMigration, type JournalMigrationOptions } from './journal-migration.js';
 import { ReplicatedItemCalls } from './replicated-writes.js';
-import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
+import {
+  outboxEventsBytes,
+  roomLeftForEvents,
+  singleItemCompletionUpdate,
+  singleItemLayout,
+  type SingleItemCompletion,
+} from './single-item-completion.js';
+import { isItemTooLarge } from './item-size.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
@@ -353,9 +361,23 @@ export class DynamoDBJournal implements Journal {
     try {
       await this.fencedUpdate('complete', singleItemCompletionUpdate(pk, completion, now, ttlSeconds, leaseToken));
     } catch (error) {
-      if (!isOwnCompletion(error, leaseToken)) throw error;
+      if (!isOwnCompletion(error, leaseToken)) throw await this.refusedCompletion(pk, completion, error);
     }
     await makeHoldsPermanentOnDynamoDB(this.calls, writes?.heldClaims ?? [], leaseToken);
+  }
+
+  /**
+   * The error of a multi-Region completion DynamoDB refused: when the record, its events and its
+   * response outgrew the item (its own attributes, evidence included, took more than they are
+   * kept), the events did not fit after all, in the room the record read now leaves them.
+   */
+  private async refusedCompletion(pk: string, completion: SingleItemCompletion, error: unknown): Promise<unknown> {
+    const cause = (error as { cause?: unknown }).cause;
+    if (completion.outboxJson === undefined || !isItemTooLarge(cause)) return error;
+    const record = await this.calls.get('get', { pk }).catch(() => undefined);
+    if (!record) return error;
+    const eventBytes = outboxEventsBytes(completion.outboxJson);
+    return new OutboxTooLargeError(eventBytes, roomLeftForEvents(record, completion.encoded), { cause });
   }
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
