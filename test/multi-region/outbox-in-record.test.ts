@@ -1,12 +1,16 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
 import {
+  httpIdempotency,
   idempotencyOf,
   makeIdempotent,
   OUTBOX_IN_RECORD_MAX_BYTES,
   OutboxTooLargeError,
   requestPk,
+  type HttpResponse,
 } from '../../src/index.js';
+import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, outboxDispatcher } from '../../src/outbox/index.js';
 import { localStreamPoller } from '../support/streams.js';
 import { createQueue, localSqsClient, receiveExactly } from '../support/sqs.js';
@@ -58,6 +62,19 @@ describe('the outbox of a multi-Region journal, bounded by its record’s item, 
     expect((error as Error).message).toContain(`${(error as OutboxTooLargeError).eventBytes} bytes of events`);
     expect(await region.journal.get(requestPk('-', 'place', 'o-large'))).toBeUndefined();
     expect(runs).toEqual(['o-large']);
+  });
+
+  it('answers an HTTP request whose events do not fit with a 500 problem naming the code', async () => {
+    const { regions } = await mrscRegions();
+    const guarded = middy(async (_event: unknown, context: object) => {
+      idempotencyOf(context).publish({ type: 'order.placed', detail: { pad: 'x'.repeat(OUTBOX_IN_RECORD_MAX_BYTES) } });
+      return { statusCode: 201, body: '{}' };
+    }).use(httpIdempotency({ journal: regions[0]!.journal, logger: quiet }));
+
+    const answer = (await guarded(httpEvent({ key: 'order-large' }), lambdaContext())) as Required<HttpResponse>;
+
+    expect(answer.statusCode).toBe(500);
+    expect(JSON.parse(answer.body).type).toBe('urn:idemkit:problem:outbox-too-large');
   });
 
   it('names the room the record leaves when its own attributes outgrow what it keeps for them', async () => {
