@@ -11,7 +11,9 @@
  *     lease that ended before any effect began;
  *   - an operator (`idemkit resolve`: completed or released);
  *   - DynamoDB TTL, which may delete a record past its expiresAt at any time;
- *   - time, which may pass at any moment: a lease ends, a record passes its expiresAt.
+ *   - time, which may pass at any moment: a lease ends, a record passes its expiresAt;
+ *   - with HOLDS, a uniqueness claim (holdUnique) the leased attempts may hold, an item of its own
+ *     shared with another key's attempt (Foreign) that wants the same value.
  *
  * Every DynamoDB call is one atomic step (a single-item conditional write, or a transaction, is
  * atomic on the server). Between any two steps an attempt may stall for any time (spin explores
@@ -29,11 +31,14 @@
  *   CHECK_EFFECT, CHECK_FENCE, CHECK_KEEP, CHECK_UNKNOWN, CHECK_RECOVER, CHECK_STAGED, CHECK_LEASE: which
  *     properties are asserted (CHECK_ALL: all of them; CHECK_LEASE only means something with MULTI_REGION);
  *   MULTI_REGION: the journal on an MRSC global table (no TTL, a sweeper; run with NSTAGED=0);
+ *   HOLDS: the leased attempts may hold the claim, pinned before their effect or completion, and
+ *     another key's attempt tries to take it (run with NSTAGED=0); CHECK_HOLD asserts hold-kept;
  *   LIVENESS: record answers and define the LTL properties (with CRASHES: attempts may crash);
  *   WAIT: leased attempts use inProgress 'wait' (poll until their deadline) instead of 'reject';
  *   NOOPERATOR: no operator;
  *   the mutants MUT_COMPLETE_UNFENCED, MUT_RESERVE_UNCONDITIONAL, MUT_TAKEOVER_NO_TOKEN,
- *     MUT_DELETE_ON_REJECT, MUT_TAKEOVER_TRUSTS_READ and (with MULTI_REGION) MUT_SWEEP_IGNORES_LEASE, each of
+ *     MUT_DELETE_ON_REJECT, MUT_TAKEOVER_TRUSTS_READ, (with MULTI_REGION) MUT_SWEEP_IGNORES_LEASE and (with
+ *     HOLDS) MUT_HOLD_TAKEOVER_IGNORES_PIN, MUT_HOLD_RETAKE_ANY_OPERATION and MUT_HOLD_EFFECT_UNPINNED, each of
  *     which must be caught.
  */
 
@@ -58,6 +63,12 @@
 #endif
 
 #define OPTOKEN (NATT + 1) /* the lease token an operator's resolution writes */
+#define FENCETOK (NATT + 2) /* the fresh token holdUnique writes on the record of a stale holder it fences */
+#define FOREIGN (NATT + 3) /* the other key's attempt: its lease token, and its record's createdAt */
+
+/* claimedBy of the claim: this key's record, or the other key's */
+#define THISKEY 1
+#define OTHERKEY 2
 
 /* record status */
 #define INP 1   /* IN_PROGRESS */
@@ -95,6 +106,20 @@ bool committed;         /* the staged writes of the current logical operation ha
  */
 bool orphanLive;
 #endif
+#ifdef HOLDS
+/*
+ * ---- the uniqueness claim (uniq#<name>#<value>): an item of its own, with no expiresAt ----
+ * A record's createdAt names its logical operation for the claim (ownerCreatedAt); the model writes
+ * it as the attempt whose reservation created the record (reservations happen once per attempt).
+ */
+byte crt;       /* the record's createdAt (0: no record) */
+bool cex;       /* the claim item exists */
+byte cown;      /* claimedBy: THISKEY or OTHERKEY */
+byte ccrt;      /* ownerCreatedAt */
+byte chold;     /* holdToken; 0 once permanent */
+bool cpin;      /* pinned */
+bool cused;     /* ghost: the operation holding the claim began its effect, or completed, under it */
+#endif
 #ifdef LIVENESS
 byte answer[NATT + 1];
 byte finished;          /* attempts that answered or crashed */
@@ -108,7 +133,7 @@ byte finished;          /* attempts that answered or crashed */
  * the hidden (never stored) flags name the property in spin's report of a violated assertion.
  */
 hidden byte single_effect = 1, fencing = 1, completed_kept = 1, unknown_never_expires = 1;
-hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respected = 1;
+hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respected = 1, hold_kept = 1;
 #if defined(CHECK_ALL) || defined(CHECK_EFFECT)
 #define ASSERT_EFFECT(c) assert(single_effect && (c))
 #else
@@ -149,6 +174,12 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respect
 #else
 #define ASSERT_STAGED(c) skip
 #endif
+/* hold-kept: a claim whose operation began its effect, or completed, under it is never taken by another operation */
+#if defined(HOLDS) && (defined(CHECK_ALL) || defined(CHECK_HOLD))
+#define ASSERT_HOLD(c) assert(hold_kept && (c))
+#else
+#define ASSERT_HOLD(c) skip
+#endif
 
 /*
  * ---- guards: the journal's condition expressions, by their names in src/journal/conditions.ts ----
@@ -173,8 +204,17 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respect
 #define G_LEASE_HELD_NOT_COMPLETED(t) (exists && tok == (t) && status != DONE)
 /* guard resolvable: #status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs) */
 #define G_RESOLVABLE (exists && (status == UNK || (status == INP && !live)))
-/* guard sweepable: expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs) */
-#define G_SWEEPABLE (exists && PAST_EXPIRY && status != UNK && !(status == INP && live))
+/* guard sweepable: expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs) OR kind = :chunk) */
+#define G_SWEEPABLE (exists && PAST_EXPIRY && (status == DONE || (status == INP && !live)))
+/* guard holdAbandoned: leaseToken = :old AND #status = :inProgress AND leaseUntil < :nowMs AND effectStarted = :false */
+#define G_HOLD_ABANDONED(old) (exists && tok == (old) && status == INP && !live && !eff)
+/* Guards on the claim item (HOLDS): o is the record a holdUnique names (:owner), c its createdAt, t a token. */
+/* guard uniqueHoldable: attribute_not_exists(#pk) OR (claimedBy = :owner AND ownerCreatedAt = :ownerCreatedAt AND attribute_exists(holdToken)) */
+#define G_UNIQUE_HOLDABLE(o, c) (!cex || (cown == (o) && ccrt == (c) && chold != 0))
+/* guard uniqueHeldBy: holdToken = :token */
+#define G_UNIQUE_HELD_BY(t) (cex && chold == (t))
+/* guard uniqueTakeable: holdToken = :token AND attribute_not_exists(pinned) */
+#define G_UNIQUE_TAKEABLE(t) (cex && chold == (t) && !cpin)
 
 /*
  * ---- decisions: what a record read means, by the names of src/engine/decision.ts ----
@@ -212,6 +252,16 @@ hidden byte recover_only_after_effect = 1, staged_only_no_409 = 1, lease_respect
 #else
 #define COMPLETE_GUARD(t) G_LEASE_HELD_NOT_COMPLETED(t)
 #endif
+#ifdef MUT_HOLD_TAKEOVER_IGNORES_PIN
+#define TAKEABLE_GUARD(t) (cex && chold == (t))
+#else
+#define TAKEABLE_GUARD(t) G_UNIQUE_TAKEABLE(t)
+#endif
+#ifdef MUT_HOLD_RETAKE_ANY_OPERATION
+#define HOLDABLE_GUARD(o, c) (!cex || (cown == (o) && chold != 0))
+#else
+#define HOLDABLE_GUARD(o, c) G_UNIQUE_HOLDABLE(o, c)
+#endif
 
 /* A write that changes or removes a completed record must come after its expiresAt. */
 inline keep_check() {
@@ -228,7 +278,12 @@ inline drop_record() {
   :: status == DONE && PAST_EXPIRY -> gen++; committed = false; assert(gen < GENS) /* an expired outcome: a new operation */
   :: else -> skip
   fi;
-  exists = false; status = 0; tok = 0; live = false; hasEx = false; expired = false; outlives = false; eff = false
+  exists = false; status = 0; tok = 0; live = false; hasEx = false; expired = false; outlives = false; eff = false;
+#ifdef HOLDS
+  crt = 0
+#else
+  skip
+#endif
 }
 
 /*
@@ -263,6 +318,27 @@ inline fenced_lands(me) {
   keep_check()
 }
 
+#ifdef HOLDS
+/*
+ * A holdUnique writes the claim for the record o created at c (its operation), under token t: taken
+ * from another operation, it must be one that never began its effect or completed under it.
+ */
+inline claim_taken(o, c, t) {
+  if
+  :: cex && (cown != (o) || ccrt != (c)) -> ASSERT_HOLD(!cused); cused = false
+  :: cex && cown == (o) && ccrt == (c) -> skip      /* taken back by its own operation: still pinned if it was */
+  :: !cex -> cpin = false; cused = false
+  fi;
+  cex = true; cown = (o); ccrt = (c); chold = (t)
+}
+
+/* The holder lets the claim go (letGoUnique): never one its operation used. */
+inline claim_deleted() {
+  ASSERT_HOLD(!cused);
+  cex = false; cown = 0; ccrt = 0; chold = 0; cpin = false
+}
+#endif
+
 /*
  * For safety a crash is a stall that never ends, which the interleavings already cover, so crash
  * points are compiled in only for the liveness runs (-DCRASHES), where a crash ends an attempt
@@ -274,6 +350,26 @@ inline fenced_lands(me) {
 #define CRASH_POINT skip
 #endif
 
+/* Where a leased attempt goes after its completion and after it let its record go, and what a claim adds to them. */
+#if defined(HOLDS) && defined(MULTI_REGION)
+#define AFTER_COMPLETE make_permanent
+#else
+#define AFTER_COMPLETE finish
+#endif
+#ifdef HOLDS
+#define AFTER_ABANDON let_go
+#define NOTE_RELEASED released = true
+#else
+#define AFTER_ABANDON finish
+#define NOTE_RELEASED skip
+#endif
+/* the completion transaction makes the held claim permanent, fenced on the token: a claim taken over cancels it */
+#if defined(HOLDS) && !defined(MULTI_REGION)
+#define CLAIM_COMMITS (!held || G_UNIQUE_HELD_BY(me))
+#else
+#define CLAIM_COMMITS true
+#endif
+
 /* ---- leased attempts (effects: 'any') ---- */
 proctype Leased(byte me; bool hook) {
   /* the record an earlier call returned */
@@ -282,6 +378,12 @@ proctype Leased(byte me; bool hook) {
   /* the attempt's scope */
   bool seffect, recovering;
   byte myGen, races;
+#ifdef HOLDS
+  bool held;      /* the handler holds the claim (holdUnique) */
+  bool released;  /* the attempt released its record, so it lets its claim go */
+  byte mycrt;     /* createdAt of the record the attempt holds: the operation it holds the claim for */
+  byte sold;      /* holdToken of the claim a refused holdUnique returned */
+#endif
 
 reserve:
   CRASH_POINT;
@@ -295,6 +397,9 @@ reserve:
        /* expiresAt = leaseAwareExpiry: never before the lease ends */
        exists = true; status = INP; tok = me; live = true; hasEx = true; expired = false; outlives = false; eff = false;
        myGen = gen; sst = 0; stok = 0; slive = false; seff = false;
+#ifdef HOLDS
+       crt = me; mycrt = me;
+#endif
 #ifdef MULTI_REGION
        /* no attempt starts the handler while another attempt's lease on the key is live */
        ASSERT_LEASE(!orphanLive);
@@ -346,6 +451,9 @@ takeover:
     :: TAKEOVER_GUARD(stok) ->
        hand_over(me); live = true; outlives = true; status = INP;
        seffect = eff; myGen = gen; sst = 0; stok = 0; slive = false; seff = false;
+#ifdef HOLDS
+       mycrt = crt;
+#endif
        if
        :: recovering -> goto decision
 #ifndef MUT_TAKEOVER_TRUSTS_READ
@@ -424,6 +532,42 @@ settle_recovered:
 handler:
   /* the handler runs under this attempt's lease */
   CRASH_POINT;
+#ifdef HOLDS
+  /* holdUnique, as unique-holds.ts decides it; pinned from the start once the effect may have begun */
+  if
+  :: goto work                                      /* the handler holds no claim */
+  :: skip
+  fi;
+  atomic {
+    if
+    :: HOLDABLE_GUARD(THISKEY, mycrt) -> claim_taken(THISKEY, mycrt, me); cpin = cpin || seffect; held = true; goto work
+    :: else -> sold = chold; if :: sold == 0 || cpin -> goto abandon :: else -> skip fi  /* permanent or pinned */
+    fi
+  };
+  atomic {                                          /* holderGone: the holder's record (this key's) read */
+    if
+    :: !exists -> goto take_hold
+    :: exists && (eff || status == UNK) -> goto abandon
+    :: exists && !eff && status != UNK && tok != sold -> goto take_hold
+    :: exists && !eff && status != UNK && tok == sold -> skip
+    fi
+  };
+  atomic {                                          /* fenceHolder */
+    if
+    :: G_HOLD_ABANDONED(sold) -> hand_over(FENCETOK)
+    :: else -> goto abandon
+    fi
+  };
+take_hold:
+  atomic {                                          /* the stale hold taken over */
+    if
+    :: TAKEABLE_GUARD(sold) -> claim_taken(THISKEY, mycrt, me); cpin = seffect; held = true
+    :: else -> goto abandon                         /* UniqueConflictError: the handler throws before any effect */
+    fi
+  };
+work:
+  sold = 0;
+#endif
   if
   :: skip
   :: atomic {                                       /* heartbeat */
@@ -436,7 +580,20 @@ handler:
   CRASH_POINT;
   if
   :: skip                                           /* no external effect */
-  :: atomic {                                       /* beginEffect */
+  ::
+#if defined(HOLDS) && !defined(MUT_HOLD_EFFECT_UNPINNED)
+     if
+     :: held && !seffect ->
+        atomic {                                    /* pinUnique, before the marker */
+          if
+          :: G_UNIQUE_HELD_BY(me) -> cpin = true
+          :: else -> goto abandon                   /* taken over meanwhile: UniqueConflictError, no effect */
+          fi
+        }
+     :: else -> skip
+     fi;
+#endif
+     atomic {                                       /* beginEffect */
        if
        :: G_LEASE_HELD(me) -> fenced_lands(me); eff = true; hasEx = false; expired = false
        :: else -> goto lease_lost
@@ -447,10 +604,23 @@ handler:
      :: goto abandon                                /* it landed but its answer was lost: the handler throws */
      fi;
      CRASH_POINT;
+#ifdef HOLDS
+     atomic {
+       if                                           /* the irreversible effect */
+       :: budget[myGen] > 0 -> budget[myGen]--
+       :: else -> ASSERT_EFFECT(false)
+       fi;
+       if                                           /* while its operation holds the claim */
+       :: held -> ASSERT_HOLD(cex && cown == THISKEY && ccrt == mycrt); cused = true
+       :: else -> skip
+       fi
+     };
+#else
      if                                             /* the irreversible effect */
      :: budget[myGen] > 0 -> budget[myGen]--
      :: else -> ASSERT_EFFECT(false)
      fi;
+#endif
      CRASH_POINT;
      if
      :: skip
@@ -467,26 +637,86 @@ handler:
   :: skip                                           /* 2xx-4xx: stored with its staged writes */
   :: goto abandon                                   /* threw, 5xx, 408, 429 */
   fi;
+#if defined(HOLDS) && defined(MULTI_REGION)
+  /* no transaction: the held claim is pinned before the completion (if beginEffect did not pin it) */
+  if
+  :: held && !seffect ->
+     atomic {                                       /* pinUnique */
+       if
+       :: G_UNIQUE_HELD_BY(me) -> cpin = true
+       :: else -> goto abandon                      /* taken over meanwhile: UniqueConflictError, nothing completed */
+       fi
+     }
+  :: else -> skip
+  fi;
+#endif
   atomic {                                          /* complete */
     if
-    :: COMPLETE_GUARD(me) ->
+    :: COMPLETE_GUARD(me) && CLAIM_COMMITS ->
        fenced_lands(me); status = DONE; hasEx = true; expired = false; live = false; outlives = false;
        ASSERT_EFFECT(!committed); committed = true;
-       ANSWER(A_RAN); goto finish
+#ifdef HOLDS
+       if
+       :: held -> ASSERT_HOLD(cex && cown == THISKEY && ccrt == mycrt); cused = true;
+#ifndef MULTI_REGION
+          chold = 0; cpin = false                   /* made permanent in the same transaction */
+#else
+          skip
+#endif
+       :: else -> skip
+       fi;
+#endif
+       ANSWER(A_RAN); goto AFTER_COMPLETE
+    :: COMPLETE_GUARD(me) && !CLAIM_COMMITS -> goto abandon   /* the held claim was taken over: the transaction is cancelled */
     :: else -> goto lease_lost
     fi
   }
+#if defined(HOLDS) && defined(MULTI_REGION)
+
+make_permanent:
+  /* REMOVE holdToken, pinned; cross-Region conflicts or the Lambda ending may cut it off, and nothing depends on it */
+  if
+  :: skip
+  :: held ->
+     atomic {
+       if
+       :: G_UNIQUE_HELD_BY(me) -> chold = 0; cpin = false
+       :: else -> skip
+       fi
+     }
+  fi;
+  goto finish
+#endif
 
 abandon:
   CRASH_POINT;
   atomic {
     if
     :: seffect && G_LEASE_HELD(me) -> fenced_lands(me); status = UNK; hasEx = false; expired = false; live = false; outlives = false  /* markUnknown */
-    :: !seffect && G_LEASE_HELD_NOT_COMPLETED(me) -> fenced_lands(me); drop_record()                                  /* release */
+    :: !seffect && G_LEASE_HELD_NOT_COMPLETED(me) -> fenced_lands(me); drop_record(); NOTE_RELEASED               /* release */
     :: else -> skip                                 /* the lease was lost: the record is its new owner's */
     fi;
-    ANSWER(A_ERROR); goto finish
+    ANSWER(A_ERROR); goto AFTER_ABANDON
   }
+#ifdef HOLDS
+
+let_go:
+  /* letGoUnique once the record is released; a write that is lost leaves the claim stale */
+  if
+  :: released && held ->
+     if
+     :: skip
+     :: atomic {
+          if
+          :: G_UNIQUE_HELD_BY(me) -> claim_deleted()
+          :: else -> skip
+          fi
+        }
+     fi
+  :: else -> skip
+  fi;
+  goto finish
+#endif
 
 lease_lost:
   /* afterLeaseLost reads the record: the stored outcome, or 409 */
@@ -496,6 +726,9 @@ finish:
   atomic {
     /* nothing of a finished attempt matters any more: forgetting it merges states */
     sst = 0; stok = 0; slive = false; seff = false; seffect = false; recovering = false; myGen = 0; races = 0;
+#ifdef HOLDS
+    held = false; released = false; mycrt = 0; sold = 0;
+#endif
 #ifdef LIVENESS
     finished++
 #else
@@ -523,6 +756,9 @@ proctype Staged(byte me) {
        :: else -> skip
        fi;
        exists = true; status = DONE; tok = me; live = false; hasEx = true; expired = false; outlives = false; eff = false;
+#ifdef HOLDS
+       crt = me;
+#endif
        ASSERT_EFFECT(!committed); committed = true;
        ANSWER(A_RAN)
     :: else ->
@@ -558,6 +794,45 @@ finish:
   skip
 #endif
 }
+
+#ifdef HOLDS
+/*
+ * Another key's attempt that wants the same value: one holdUnique, as unique-holds.ts decides it.
+ * Taken, the claim is as good as permanent for this key (its holder refunds and completes).
+ */
+proctype Foreign() {
+  byte fold;
+  atomic {                                          /* holdUnique */
+    if
+    :: HOLDABLE_GUARD(OTHERKEY, FOREIGN) -> claim_taken(OTHERKEY, FOREIGN, FOREIGN); chold = 0; goto done
+    :: else -> fold = chold; if :: fold == 0 || cpin -> goto done :: else -> skip fi  /* permanent or pinned */
+    fi
+  };
+  atomic {                                          /* holderGone: the holder's record (this key's) read */
+    if
+    :: !exists -> goto take
+    :: exists && (eff || status == UNK) -> goto done
+    :: exists && !eff && status != UNK && tok != fold -> goto take
+    :: exists && !eff && status != UNK && tok == fold -> skip
+    fi
+  };
+  atomic {                                          /* fenceHolder */
+    if
+    :: G_HOLD_ABANDONED(fold) -> hand_over(FENCETOK)
+    :: else -> goto done
+    fi
+  };
+take:
+  atomic {                                          /* the stale hold taken over */
+    if
+    :: TAKEABLE_GUARD(fold) -> claim_taken(OTHERKEY, FOREIGN, FOREIGN); chold = 0
+    :: else -> skip
+    fi
+  };
+done:
+  fold = 0
+}
+#endif
 
 /* Time passes: a lease ends, a record passes its expiresAt, waiting attempts reach their deadline. */
 proctype Time() {
@@ -649,6 +924,9 @@ init {
 #endif
 #ifndef NOOPERATOR
     run Operator();
+#endif
+#ifdef HOLDS
+    run Foreign();
 #endif
     i = 1;
     do

@@ -9,6 +9,13 @@ import type { SpinCheck } from './spin.js';
 const SAFETY_CONFIG = ['-DNLEASED=3', '-DNSTAGED=1', '-DMAXRACES=0'];
 /** The configuration of a journal on an MRSC global table: no TTL but a sweeper, no staged-only attempts. */
 const MULTI_REGION_CONFIG = ['-DNLEASED=3', '-DNSTAGED=0', '-DMAXRACES=0', '-DMULTI_REGION'];
+/**
+ * Held uniqueness claims: two leased attempts of the key that may hold the claim (enough for a
+ * recovery, a takeover and the key reused as new work), another key's attempt that wants the same
+ * value, the operator, time, and TTL (single-Region) or the sweeper (`-DMULTI_REGION`). A third
+ * leased attempt makes the search outgrow the machine's memory.
+ */
+const HOLDS_CONFIG = ['-DNLEASED=2', '-DNSTAGED=0', '-DMAXRACES=0', '-DHOLDS'];
 /** Safety: assertions and invalid end states, exhaustive. */
 const SAFETY_BUILD = ['-DSAFETY'];
 const SAFETY_SEARCH = ['-m100000', '-w25'];
@@ -98,6 +105,22 @@ export const PROPERTIES: readonly PropertyCheck[] = [
     panArgs: SAFETY_SEARCH,
   },
   {
+    name: 'hold-kept',
+    meaning:
+      'on an MRSC journal with held uniqueness claims (the write after the completion may be lost, the sweeper deletes at any time): a claim whose operation began its effect or completed is never taken by another key, nor by the same key reused as new work; every safety property above holds with it',
+    defines: [...HOLDS_CONFIG, '-DMULTI_REGION', '-DCHECK_ALL'],
+    panBuild: SAFETY_BUILD,
+    panArgs: SAFETY_SEARCH,
+  },
+  {
+    name: 'hold-kept-single-region',
+    meaning:
+      'the same on a single-Region journal (TTL deleting at any time, the completion one transaction), through recoveries and operator resolutions',
+    defines: [...HOLDS_CONFIG, '-DCHECK_ALL'],
+    panBuild: SAFETY_BUILD,
+    panArgs: SAFETY_SEARCH,
+  },
+  {
     name: 'every-attempt-answers',
     meaning:
       'under weak fairness (every attempt that can take a step eventually does, and time passes), every attempt that does not crash gets an answer',
@@ -132,6 +155,16 @@ const multiRegionMutant = (name: string, define: string, meaning: string): Mutan
   panArgs: SAFETY_SEARCH,
 });
 
+/** A mutant of held uniqueness claims, checked against every property in the holds configuration. */
+const holdsMutant = (name: string, define: string, meaning: string, configuration: readonly string[]): MutantCheck => ({
+  name,
+  switch: define,
+  meaning,
+  defines: [...HOLDS_CONFIG, ...configuration, '-DCHECK_ALL', `-D${define}`],
+  panBuild: SAFETY_BUILD,
+  panArgs: SAFETY_SEARCH,
+});
+
 /** Each mutant must produce a counterexample. */
 export const MUTANTS: readonly MutantCheck[] = [
   mutant(
@@ -159,6 +192,24 @@ export const MUTANTS: readonly MutantCheck[] = [
     'sweeper-ignores-lease',
     'MUT_SWEEP_IGNORES_LEASE',
     'the sweeper without its live-lease check (`expiresAt <= :nowSeconds AND NOT (#status = :unknown)` alone)',
+  ),
+  holdsMutant(
+    'hold-takeover-ignores-pin',
+    'MUT_HOLD_TAKEOVER_IGNORES_PIN',
+    'the takeover of a stale hold without `attribute_not_exists(pinned)` (`holdToken = :token` alone)',
+    ['-DMULTI_REGION'],
+  ),
+  holdsMutant(
+    'hold-retake-any-operation',
+    'MUT_HOLD_RETAKE_ANY_OPERATION',
+    'holdUnique taking a hold back for any record of the same key (`uniqueHoldable` without `ownerCreatedAt`)',
+    ['-DMULTI_REGION'],
+  ),
+  holdsMutant(
+    'hold-effect-unpinned',
+    'MUT_HOLD_EFFECT_UNPINNED',
+    'beginEffect() without pinning the held claims first (the single-Region completion transaction alone makes them permanent)',
+    [],
   ),
 ];
 

@@ -1,2 +1,2 @@
 export { runCli, type CliInfo, type CliIo } from './run-cli.js';
-export { Operator, type OperatorTarget, type StuckRecord } from './operator.js';
+export { Operator, type OperatorTarget, type StuckList, type StuckRecord } from './operator.js';

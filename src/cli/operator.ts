@@ -11,7 +11,7 @@ import {
   RecordStatus,
   type JournalRecord,
 } from '../journal/index.js';
-import { IdempotencyError, JournalUnavailableError } from '../core/index.js';
+import { IdempotencyError, JournalUnavailableError, RecordUnreadableError } from '../core/index.js';
 
 /** Where the operator's commands look. */
 export interface OperatorTarget {
@@ -29,6 +29,12 @@ export interface StuckRecord {
   readonly leaseExpiredMsAgo?: number;
   readonly effectName?: string;
   readonly evidence: Record<string, string | number>;
+}
+
+/** What `stuck` found: the records it could read, and the ones it could not (each with its key and why). */
+export interface StuckList {
+  readonly records: StuckRecord[];
+  readonly unreadable: RecordUnreadableError[];
 }
 
 /**
@@ -75,12 +81,16 @@ export class Operator {
     return record;
   }
 
-  /** Records whose lease expired without an outcome, and `UNKNOWN` records. */
-  async stuck(): Promise<StuckRecord[]> {
+  /**
+   * Records whose lease expired without an outcome, and `UNKNOWN` records. One the guard cannot
+   * read does not hide the others: it is returned apart, named by its key.
+   */
+  async stuck(): Promise<StuckList> {
     await this.checkTable();
     const doc = DynamoDBDocumentClient.from(this.client);
     const now = this.clock();
     const found: StuckRecord[] = [];
+    const unreadable: RecordUnreadableError[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const out = await doc
@@ -104,7 +114,14 @@ export class Operator {
           throw explain(error, this.target.tableName);
         });
       for (const item of out.Items ?? []) {
-        const record = recordFromItem(item);
+        let record: JournalRecord;
+        try {
+          record = recordFromItem(item);
+        } catch (error) {
+          if (!(error instanceof RecordUnreadableError)) throw error;
+          unreadable.push(error);
+          continue;
+        }
         found.push({
           pk: record.pk,
           status: record.status,
@@ -116,7 +133,10 @@ export class Operator {
       }
       startKey = out.LastEvaluatedKey;
     } while (startKey);
-    return found.sort((a, b) => a.pk.localeCompare(b.pk));
+    return {
+      records: found.sort((a, b) => a.pk.localeCompare(b.pk)),
+      unreadable: unreadable.sort((a, b) => (a.pk ?? '').localeCompare(b.pk ?? '')),
+    };
   }
 
   /** Resolves an `UNKNOWN` record (or an expired lease) as completed with `response`, or released. */

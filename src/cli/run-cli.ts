@@ -37,6 +37,8 @@ export async function runCli(
     .configureOutput({ writeOut: (t) => io.out(t.trimEnd()), writeErr: (t) => io.err(t.trimEnd()) });
   if (info.version !== undefined) program.version(info.version, '-V, --version', 'print the installed version');
 
+  /** Set by a command that printed its output yet must fail. */
+  let exitCode = 0;
   const operator = () => {
     const opts = program.opts<{ table?: string; endpoint?: string; region?: string }>();
     const tableName = opts.table ?? process.env[IdemkitEnvironment.tableName];
@@ -56,11 +58,17 @@ export async function runCli(
 
   program
     .command('stuck')
-    .description('list records whose lease expired without an outcome, and UNKNOWN records')
+    .description(
+      'list records whose lease expired without an outcome, and UNKNOWN records; ' +
+        'one that cannot be read is named on stderr and the exit code is 1',
+    )
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const records = await operator().stuck();
+      const { records, unreadable } = await operator().stuck();
       io.out(options.json ? JSON.stringify(records, null, 2) : stuckTable(records));
+      // Listed apart and failing the command: such a record may stand for an effect, and a script must notice it.
+      for (const error of unreadable) io.err(`error: ${error.message}`);
+      if (unreadable.length > 0) exitCode = 1;
     });
 
   program
@@ -93,7 +101,7 @@ export async function runCli(
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return 0;
+    return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     io.err(`error: ${(error as Error).message}`);

@@ -50,6 +50,11 @@ export const ERROR_CODES = {
     status: 500,
     detail: "None of the operation's writes were committed. Quote the instance to support.",
   },
+  'outbox-too-large': {
+    title: 'The outbox events do not fit in the record that carries them',
+    status: 500,
+    detail: "None of the operation's writes were committed. Quote the instance to support.",
+  },
   'no-scope': { title: 'No guarded attempt is running with this context', status: 500 },
   'wrong-table': { title: 'The table is not an idempotency journal', status: 500 },
   'unknown-key': { title: 'No record with this key', status: 404 },
@@ -257,6 +262,34 @@ export class StagedOnlyError extends IdempotencyError {
 export class ResponseNotSerializableError extends IdempotencyError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('response-not-serializable', message, options);
+  }
+}
+
+/**
+ * The outbox events of a multi-Region completion do not fit in their record. A multi-Region
+ * journal has no transactions, so the events travel inside the completed record, one DynamoDB
+ * item of at most 400 KB; the response moves to chunk items when it would crowd them, and the
+ * events themselves may use what is left once the record's own attributes are kept
+ * (`OUTBOX_IN_RECORD_MAX_BYTES`). Nothing was completed: the attempt fails as if the handler
+ * had thrown (the record released, or `UNKNOWN` after `beginEffect()`).
+ *
+ * @example
+ * if (error instanceof OutboxTooLargeError) console.log(`${error.eventBytes} of ${error.roomBytes} bytes`);
+ */
+export class OutboxTooLargeError extends IdempotencyError {
+  constructor(
+    /** The size of the events as the record would hold them (attribute name and JSON text), in bytes. */
+    readonly eventBytes: number,
+    /** What the record leaves them, in bytes. */
+    readonly roomBytes: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'outbox-too-large',
+      `A multi-Region completion carries its outbox events inside its record, one DynamoDB item of at most 400 KB: ` +
+        `${eventBytes} bytes of events do not fit in the ${roomBytes} bytes the record leaves them`,
+      options,
+    );
   }
 }
 

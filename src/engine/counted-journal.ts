@@ -84,6 +84,10 @@ export class CountedJournal implements Journal {
     return this.counted(() => this.inner.holdUnique(hold));
   }
 
+  pinUnique(hold: UniqueHold): Promise<void> {
+    return this.counted(() => this.inner.pinUnique(hold));
+  }
+
   letGoUnique(hold: UniqueHold): Promise<void> {
     return this.counted(() => this.inner.letGoUnique(hold));
   }

@@ -15,6 +15,7 @@ import {
   type OutboxEvent,
   type TransactItem,
   type UniqueClaim,
+  type UniqueHold,
 } from '../journal/index.js';
 
 /** What a guarded handler can do with its idempotency record (see `idempotencyOf`). */
@@ -131,6 +132,9 @@ export class AttemptScope implements IdempotencyScope {
 
   async beginEffect(name = 'effect'): Promise<void> {
     this.requireLease('beginEffect');
+    // Held claims are pinned before the marker: whatever becomes of the record, no other operation takes them.
+    if (!this.effectStarted)
+      await Promise.all(this.heldClaims.map((claim) => this.journal.pinUnique(this.holdOf(claim))));
     await this.journal.beginEffect(this.pk, this.leaseToken, name);
     this.effectStarted = true;
   }
@@ -188,7 +192,7 @@ export class AttemptScope implements IdempotencyScope {
     assertClaim('holdUnique', name, value);
     if (this.heldClaims.some((claim) => claim.name === name && claim.value === value)) return;
     this.ensureRoom(1);
-    await this.journal.holdUnique({ claim: { name, value }, ownerPk: this.pk, leaseToken: this.leaseToken });
+    await this.journal.holdUnique(this.holdOf({ name, value }));
     this.heldClaims.push({ name, value });
   }
 
@@ -205,8 +209,13 @@ export class AttemptScope implements IdempotencyScope {
 
   /** Lets the held claims go once the attempt ends without an outcome or an effect; a failure leaves them stale. */
   async letGoHeldClaims(): Promise<void> {
-    const { pk: ownerPk, leaseToken } = this;
-    await Promise.all(this.heldClaims.map((claim) => this.journal.letGoUnique({ claim, ownerPk, leaseToken })));
+    await Promise.all(this.heldClaims.map((claim) => this.journal.letGoUnique(this.holdOf(claim))));
+  }
+
+  /** A claim as this attempt holds it: pinned from the start once its effect may have begun. */
+  private holdOf(claim: UniqueClaim): UniqueHold {
+    const { pk: ownerPk, createdAtEpochMs: ownerCreatedAtEpochMs, leaseToken, effectStarted: pinned } = this;
+    return { claim, ownerPk, ownerCreatedAtEpochMs, leaseToken, pinned };
   }
 
   /**
@@ -222,6 +231,8 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   private ensureRoom(count: number): void {
+    // Nothing commits in a transaction there: the outbox events ride in the record, bounded by its bytes at completion.
+    if (this.journal.multiRegion === 'strong') return;
     const used = 1 + this.staged.length + this.uniqueClaims.length + this.outbox.length + this.heldClaims.length;
     if (used + count > TRANSACTION_MAX_ITEMS) {
       throw new IdempotencyError(

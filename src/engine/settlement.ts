@@ -84,7 +84,14 @@ export class LeasedSettlement implements Settlement {
     const { scope } = this;
     const { journal, ttlSeconds } = this.context;
     const writes = scope.hasWrites
-      ? { staged: scope.staged, uniqueClaims: scope.uniqueClaims, outbox: scope.outbox, heldClaims: scope.heldClaims }
+      ? {
+          staged: scope.staged,
+          uniqueClaims: scope.uniqueClaims,
+          outbox: scope.outbox,
+          heldClaims: scope.heldClaims,
+          // Once the effect began, every held claim is pinned (beginEffect pinned them, later holds were taken pinned).
+          heldClaimsPinned: scope.effectStarted,
+        }
       : undefined;
     const { stored, unserializable } = await storeOrMark(response, (value) =>
       journal.complete({ pk: scope.pk, leaseToken: scope.leaseToken, response: value, ttlSeconds, writes }),

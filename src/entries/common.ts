@@ -26,6 +26,7 @@ export {
   StagedWriteError,
   RecordUnreadableError,
   MultiRegionUnsupportedError,
+  OutboxTooLargeError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
   NO_TENANT,

@@ -165,6 +165,7 @@ const ANSWERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'response-not-serializable',
   'staged-write-failed',
   'too-many-writes',
+  'outbox-too-large',
 ]);
 
 /**

@@ -60,14 +60,15 @@ export function putIfAbsent(tableName: string, item: JournalItem): TransactItem 
 }
 
 /**
- * The completion transaction's update that makes a claim held by `holdUnique` permanent, on
- * condition that this attempt still holds it (a takeover of a stale hold cancels the completion).
+ * The completion transaction's update that makes a claim held by `holdUnique` permanent (pinned
+ * or not), on condition that this attempt still holds it (a takeover of a stale hold cancels the
+ * completion).
  */
 export function permanentClaimUpdate(tableName: string, claim: UniqueClaim, leaseToken: string): TransactItem {
   const update = {
     TableName: tableName,
     Key: { pk: uniquePk(claim.name, claim.value) },
-    UpdateExpression: `REMOVE ${ClaimAttribute.holdToken}`,
+    UpdateExpression: `REMOVE ${ClaimAttribute.holdToken}, ${ClaimAttribute.pinned}`,
     ConditionExpression: JournalCondition.uniqueHeldBy,
     ExpressionAttributeValues: { ':token': leaseToken },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -1,4 +1,4 @@
-import { ClaimAttribute, RecordAttribute, RecordStatus } from './schema.js';
+import { ClaimAttribute, RecordAttribute, RecordKind, RecordStatus } from './schema.js';
 
 /**
  * Every condition expression the DynamoDB journal puts on its writes, by name.
@@ -48,22 +48,31 @@ export const JournalCondition = Object.freeze({
   resolvable: '#status = :unknown OR (#status = :inProgress AND leaseUntil < :nowMs)',
   /**
    * The sweeper of a multi-Region journal (MRSC tables have no TTL): the item is still past its
-   * `expiresAt`, not `UNKNOWN`, and under no live lease (what `claimable` would claim over).
+   * `expiresAt` and is completed or in progress under an ended lease (what `claimable` would claim
+   * over), or is a response chunk. Like `claimable`, it names the states it deletes: a status the
+   * guard does not know, or none, is never deleted, since it may stand for an effect that happened.
    */
   sweepable:
-    'expiresAt <= :nowSeconds AND NOT (#status = :unknown) AND NOT (#status = :inProgress AND leaseUntil >= :nowMs)',
+    'expiresAt <= :nowSeconds AND (#status = :completed OR (#status = :inProgress AND leaseUntil < :nowMs) OR kind = :chunk)',
   /** Uniqueness claims and outbox items written by the completion transaction: not there yet. */
   itemAbsent: 'attribute_not_exists(#pk)',
   /**
-   * `holdUnique`: the claim is free, or held (not yet permanent) by an earlier attempt of the same record, which the
-   * caller's lease has fenced out of that record.
+   * `holdUnique`: the claim is free, or held (not yet permanent) by an earlier attempt of the same operation (the same
+   * record, created at the same time), which the caller's lease has fenced out of that record. A pinned hold stays
+   * pinned: that operation's effect may have begun.
    */
-  uniqueHoldable: 'attribute_not_exists(#pk) OR (claimedBy = :owner AND attribute_exists(holdToken))',
+  uniqueHoldable:
+    'attribute_not_exists(#pk) OR (claimedBy = :owner AND ownerCreatedAt = :ownerCreatedAt AND attribute_exists(holdToken))',
   /**
-   * A held claim is still held by the token: its completion makes it permanent, a release deletes it, a takeover of a
-   * stale hold replaces it.
+   * A held claim is still held by the token: pinned before its holder's effect or completion, made permanent by the
+   * completion, deleted by a release.
    */
   uniqueHeldBy: 'holdToken = :token',
+  /**
+   * A stale hold taken over by another operation: still held by the token read, and not pinned (its holder never began
+   * an effect or a completion, and now never will: pinning it is fenced on the same token).
+   */
+  uniqueTakeable: 'holdToken = :token AND attribute_not_exists(pinned)',
   /**
    * Fencing the record of a stale hold before its claim is taken over: the token read still holds it, in progress
    * under an ended lease, with no effect begun (its holder's later writes then all fail).
@@ -104,6 +113,12 @@ export interface GuardedItem {
   readonly holdToken?: string;
   /** The request fingerprint of a record. */
   readonly fingerprint?: string;
+  /** A claim's `ownerCreatedAt`. */
+  readonly ownerCreatedAtEpochMs?: number;
+  /** True when a claim has the `pinned` attribute (whatever its value: the conditions ask whether it exists). */
+  readonly pinned?: boolean;
+  /** The item's `kind` (`chunk` for a slice of a large response). */
+  readonly kind?: string;
 }
 
 /** The values a condition compares an item with: the clock, and the token or owner it names. */
@@ -116,6 +131,8 @@ export interface GuardValues {
   readonly owner?: string;
   /** The fingerprint of the request writing: `:fingerprint`. */
   readonly fingerprint?: string;
+  /** That record's `createdAt`: `:ownerCreatedAt`. */
+  readonly ownerCreatedAtEpochMs?: number;
 }
 
 /** One condition as a predicate: `item` is undefined when the key holds no item. */
@@ -126,8 +143,6 @@ const pastExpiry = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
   item.expiresAtEpochSeconds !== undefined && item.expiresAtEpochSeconds <= Math.floor(nowEpochMs / 1000);
 const leaseEnded = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
   item.leaseUntilEpochMs !== undefined && item.leaseUntilEpochMs < nowEpochMs;
-const leaseLive = (item: GuardedItem, { nowEpochMs }: GuardValues) =>
-  item.leaseUntilEpochMs !== undefined && item.leaseUntilEpochMs >= nowEpochMs;
 const inProgress = (item: GuardedItem) => item.status === RecordStatus.inProgress;
 const tokenIs = (item: GuardedItem, { token }: GuardValues) => token !== undefined && item.leaseToken === token;
 const claimable: Guard = (item, values) =>
@@ -166,12 +181,20 @@ export const JournalGuard: { readonly [N in JournalConditionName]: Guard } = Obj
   sweepable: (item, values) =>
     item !== undefined &&
     pastExpiry(item, values) &&
-    item.status !== RecordStatus.unknown &&
-    !(inProgress(item) && leaseLive(item, values)),
+    (item.status === RecordStatus.completed ||
+      (inProgress(item) && leaseEnded(item, values)) ||
+      item.kind === RecordKind.chunk),
   itemAbsent: (item) => item === undefined,
-  uniqueHoldable: (item, { owner }) =>
-    item === undefined || (owner !== undefined && item.claimedBy === owner && item.holdToken !== undefined),
+  uniqueHoldable: (item, { owner, ownerCreatedAtEpochMs }) =>
+    item === undefined ||
+    (owner !== undefined &&
+      item.claimedBy === owner &&
+      ownerCreatedAtEpochMs !== undefined &&
+      item.ownerCreatedAtEpochMs === ownerCreatedAtEpochMs &&
+      item.holdToken !== undefined),
   uniqueHeldBy: (item, { token }) => item !== undefined && token !== undefined && item.holdToken === token,
+  uniqueTakeable: (item, { token }) =>
+    item !== undefined && token !== undefined && item.holdToken === token && !item.pinned,
   holdAbandoned: (item, values) =>
     item !== undefined &&
     tokenIs(item, values) &&
@@ -204,6 +227,9 @@ export function guardedItemOf(item: Readonly<Record<string, unknown>> | undefine
     claimedBy: text(item[ClaimAttribute.claimedBy]),
     holdToken: text(item[ClaimAttribute.holdToken]),
     fingerprint: text(item[RecordAttribute.fingerprint]),
+    ownerCreatedAtEpochMs: number(item[ClaimAttribute.ownerCreatedAt]),
+    pinned: item[ClaimAttribute.pinned] !== undefined,
+    kind: text(item[RecordAttribute.kind]),
   };
 }
 
@@ -215,5 +241,6 @@ export function guardValuesOf(values: Readonly<Record<string, unknown>>): GuardV
     token: typeof token === 'string' ? token : undefined,
     owner: typeof values[':owner'] === 'string' ? values[':owner'] : undefined,
     fingerprint: typeof values[':fingerprint'] === 'string' ? values[':fingerprint'] : undefined,
+    ownerCreatedAtEpochMs: typeof values[':ownerCreatedAt'] === 'number' ? values[':ownerCreatedAt'] : undefined,
   };
 }

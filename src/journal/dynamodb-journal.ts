@@ -10,6 +10,7 @@ import {
   LeaseLostError,
   MultiRegionUnsupportedError,
   NotResolvableError,
+  OutboxTooLargeError,
   readOneOf,
 } from '../core/index.js';
 import { completionTransaction, completionUpdate, transactionToken } from './completion-writes.js';
@@ -34,11 +35,23 @@ import type {
 import { recordFromItem, reservationItem } from './record-item.js';
 import { journalMigrationFor, type JournalMigration, type JournalMigrationOptions } from './journal-migration.js';
 import { ReplicatedItemCalls } from './replicated-writes.js';
-import { singleItemCompletionUpdate, singleItemLayout } from './single-item-completion.js';
+import {
+  outboxEventsBytes,
+  roomLeftForEvents,
+  singleItemCompletionUpdate,
+  singleItemLayout,
+  type SingleItemCompletion,
+} from './single-item-completion.js';
+import { isItemTooLarge } from './item-size.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
-import { holdUniqueOnDynamoDB, letGoUniqueOnDynamoDB, makeHoldsPermanentOnDynamoDB } from './unique-holds.js';
+import {
+  holdUniqueOnDynamoDB,
+  letGoUniqueOnDynamoDB,
+  makeHoldsPermanentOnDynamoDB,
+  pinUniqueOnDynamoDB,
+} from './unique-holds.js';
 
 const OWNER = 'DynamoDBJournal';
 /** The `#status` placeholder (`status` is a DynamoDB reserved word). */
@@ -385,17 +398,37 @@ export class DynamoDBJournal implements Journal {
     }
   }
 
-  /** A multi-Region completion: chunks first (rule 6), then one fenced `UpdateItem` with the outcome and the events. */
+  /**
+   * A multi-Region completion: chunks first (rule 6); held claims pinned unless the effect already
+   * pinned them, so no write after the record's can decide whether they stay refused; then one
+   * fenced `UpdateItem` with the outcome and the events; then the claims made permanent.
+   */
   private async completeSingleItem({ pk, leaseToken, response, ttlSeconds, writes }: Completion): Promise<void> {
     const now = this.clock();
     const completion = singleItemLayout(encodeResponse(response), writes);
     await this.chunks.write(pk, leaseToken, completion.encoded, expiryFromNow(now, ttlSeconds));
+    if (!writes?.heldClaimsPinned)
+      for (const claim of writes?.heldClaims ?? []) await pinUniqueOnDynamoDB(this.calls, claim, leaseToken);
     try {
       await this.fencedUpdate('complete', singleItemCompletionUpdate(pk, completion, now, ttlSeconds, leaseToken));
     } catch (error) {
-      if (!isOwnCompletion(error, leaseToken)) throw error;
+      if (!isOwnCompletion(error, leaseToken)) throw await this.refusedCompletion(pk, completion, error);
     }
     await makeHoldsPermanentOnDynamoDB(this.calls, writes?.heldClaims ?? [], leaseToken);
+  }
+
+  /**
+   * The error of a multi-Region completion DynamoDB refused: when the record, its events and its
+   * response outgrew the item (its own attributes, evidence included, took more than they are
+   * kept), the events did not fit after all, in the room the record read now leaves them.
+   */
+  private async refusedCompletion(pk: string, completion: SingleItemCompletion, error: unknown): Promise<unknown> {
+    const cause = (error as { cause?: unknown }).cause;
+    if (completion.outboxJson === undefined || !isItemTooLarge(cause)) return error;
+    const record = await this.calls.get('get', { pk }).catch(() => undefined);
+    if (!record) return error;
+    const eventBytes = outboxEventsBytes(completion.outboxJson);
+    return new OutboxTooLargeError(eventBytes, roomLeftForEvents(record, completion.encoded), { cause });
   }
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
@@ -449,6 +482,10 @@ export class DynamoDBJournal implements Journal {
 
   async holdUnique(hold: UniqueHold): Promise<void> {
     await holdUniqueOnDynamoDB(this.calls, hold, this.clock());
+  }
+
+  async pinUnique(hold: UniqueHold): Promise<void> {
+    await pinUniqueOnDynamoDB(this.calls, hold.claim, hold.leaseToken);
   }
 
   async letGoUnique(hold: UniqueHold): Promise<void> {

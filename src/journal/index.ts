@@ -24,7 +24,9 @@ export { isConditionFailure, journalOperationOf, type JournalOperation } from '.
 export { DispatchedMarker } from './dispatched-marker.js';
 export { assertStageable, TRANSACTION_MAX_ITEMS } from './staged-commit.js';
 export { recordFromItem } from './record-item.js';
+export { fromAttributeMap } from './attribute-values.js';
 export {
+  guardedItemOf,
   JournalCondition,
   JournalGuard,
   type GuardedItem,

@@ -71,6 +71,8 @@ export type JournalOperation =
   | 'commitStaged'
   | 'holdUnique'
   | 'fenceHolder'
+  | 'pinUnique'
+  | 'makeUniquePermanent'
   | 'letGoUnique'
   | 'sweep'
   | 'migrate';

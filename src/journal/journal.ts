@@ -59,6 +59,12 @@ export interface CompletionWrites {
   readonly outbox: readonly OutboxEvent[];
   /** Claims this attempt already holds (`holdUnique`): the completion makes them permanent, fenced on the lease token. */
   readonly heldClaims?: readonly UniqueClaim[];
+  /**
+   * True when every held claim is already pinned ({@link Journal.pinUnique}: the attempt began its effect): a
+   * completion that pins them before its own write (a multi-Region one) need not pin them again.
+   * @default false
+   */
+  readonly heldClaimsPinned?: boolean;
 }
 
 /** A uniqueness claim held by one attempt until its completion (see {@link Journal.holdUnique}). */
@@ -66,8 +72,19 @@ export interface UniqueHold {
   readonly claim: UniqueClaim;
   /** The record whose attempt holds the claim (`claimedBy`). */
   readonly ownerPk: string;
+  /**
+   * That record's `createdAt` (`ownerCreatedAt`): with `ownerPk`, the logical operation the claim is held for. A later
+   * attempt of the same operation takes the claim back; the same key reused after its outcome expired does not.
+   */
+  readonly ownerCreatedAtEpochMs: number;
   /** The holding attempt's lease token: the claim's `holdToken` until the completion makes it permanent. */
   readonly leaseToken: string;
+  /**
+   * True when the holding attempt's effect may already have begun (it took the claim after `beginEffect()`, or recovers
+   * a record whose effect began): the claim is pinned as it is taken ({@link Journal.pinUnique}).
+   * @default false
+   */
+  readonly pinned?: boolean;
 }
 
 /** Input of {@link Journal.reserve}. */
@@ -181,15 +198,26 @@ export interface Journal {
   release(pk: string, leaseToken: string): Promise<void>;
   /**
    * Takes a uniqueness claim now, owned by the attempt's lease token: absent, or held by an
-   * earlier attempt of the same record, it is taken at once; held by another record's attempt
-   * whose lease ended before any effect, that record is fenced (its token changed) and the
-   * claim taken over. Released with the attempt ({@link letGoUnique}), made permanent by its
-   * completion (`CompletionWrites.heldClaims`).
+   * earlier attempt of the same operation, it is taken at once (pinned still, if it was); held,
+   * not pinned, by another operation's attempt whose lease ended before any effect, that record
+   * is fenced (its token changed) and the claim taken over. Pinned before the effect or the
+   * completion ({@link pinUnique}), released with the attempt ({@link letGoUnique}), made
+   * permanent by its completion (`CompletionWrites.heldClaims`).
    *
-   * @throws UniqueConflictError when the value is claimed for good, or held by a live or effectful attempt of another
-   *   record; JournalUnavailableError
+   * @throws UniqueConflictError when the value is claimed for good, pinned by another operation, or held by a live or
+   *   effectful attempt of another operation; JournalUnavailableError
    */
   holdUnique(hold: UniqueHold): Promise<void>;
+  /**
+   * Pins a claim the attempt holds, before its effect begins or its completion is written: from
+   * then on no other operation takes it, whatever becomes of the holder's record (completed and
+   * deleted after its expiry, released by an operator, its key reused), until the completion makes
+   * it permanent or the holder, ending with no effect, lets it go.
+   *
+   * @throws UniqueConflictError when the attempt no longer holds the claim (another operation took it over while the
+   *   attempt stalled); JournalUnavailableError
+   */
+  pinUnique(hold: UniqueHold): Promise<void>;
   /** Deletes a claim the attempt still holds (its completion never came); nothing when it is gone or taken over. */
   letGoUnique(hold: UniqueHold): Promise<void>;
   /** Strongly consistent read of one record, with its full response. */

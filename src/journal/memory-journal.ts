@@ -24,7 +24,7 @@ import type {
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
-import { JournalGuard, type GuardValues, type JournalConditionName } from './conditions.js';
+import { guardedItemOf, JournalGuard, type GuardValues, type JournalConditionName } from './conditions.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { ClaimAttribute, RecordStatus } from './schema.js';
 import { heldClaimItem } from './unique-holds.js';
@@ -163,25 +163,43 @@ export class MemoryJournal implements Journal {
 
   async holdUnique(hold: UniqueHold): Promise<void> {
     const claims = this.table(MEMORY_JOURNAL_TABLE);
-    const item = heldClaimItem(hold, this.clock());
+    const now = this.clock();
+    const item = heldClaimItem(hold, now);
     const key = this.keyOf(MEMORY_JOURNAL_TABLE, item);
     const held = claims.get(key);
-    const now = this.clock();
-    const holdToken = held?.[ClaimAttribute.holdToken];
-    // As the DynamoDB journal decides it (unique-holds.ts): our own hold, a hold of our record, or a stale holder fenced.
-    const ours = JournalGuard.uniqueHeldBy(held, { nowEpochMs: now, token: hold.leaseToken });
-    if (!ours && !JournalGuard.uniqueHoldable(held, { nowEpochMs: now, owner: hold.ownerPk })) {
-      const owner = held?.[ClaimAttribute.claimedBy] as string;
-      if (typeof holdToken !== 'string' || !this.fencedStaleHolder(owner, holdToken, now))
+    const found = guardedItemOf(held);
+    const values = {
+      nowEpochMs: now,
+      token: hold.leaseToken,
+      owner: hold.ownerPk,
+      ownerCreatedAtEpochMs: hold.ownerCreatedAtEpochMs,
+    };
+    // As the DynamoDB journal decides it (unique-holds.ts): our own hold, a hold of our operation, or a stale holder
+    // of another operation, not pinned, fenced out.
+    const ours = JournalGuard.uniqueHeldBy(found, values);
+    if (!ours && !JournalGuard.uniqueHoldable(found, values)) {
+      const holdToken = found?.holdToken;
+      if (holdToken === undefined || found?.pinned || !this.fencedStaleHolder(found?.claimedBy, holdToken, now))
         throw new UniqueConflictError(hold.claim.name, hold.claim.value, { ...held });
+      claims.set(key, item);
+      return;
     }
-    claims.set(key, item);
+    // Taken back by its own operation, a pinned hold stays pinned.
+    claims.set(key, found?.pinned ? { ...item, [ClaimAttribute.pinned]: true } : item);
+  }
+
+  async pinUnique(hold: UniqueHold): Promise<void> {
+    const claims = this.table(MEMORY_JOURNAL_TABLE);
+    const held = claims.get(this.keyOf(MEMORY_JOURNAL_TABLE, heldClaimItem(hold, 0)));
+    if (!held || !JournalGuard.uniqueHeldBy(guardedItemOf(held), { nowEpochMs: this.clock(), token: hold.leaseToken }))
+      throw new UniqueConflictError(hold.claim.name, hold.claim.value, held && { ...held });
+    held[ClaimAttribute.pinned] = true;
   }
 
   async letGoUnique(hold: UniqueHold): Promise<void> {
     const claims = this.table(MEMORY_JOURNAL_TABLE);
     const key = this.keyOf(MEMORY_JOURNAL_TABLE, heldClaimItem(hold, 0));
-    if (JournalGuard.uniqueHeldBy(claims.get(key), { nowEpochMs: this.clock(), token: hold.leaseToken }))
+    if (JournalGuard.uniqueHeldBy(guardedItemOf(claims.get(key)), { nowEpochMs: this.clock(), token: hold.leaseToken }))
       claims.delete(key);
   }
 
@@ -189,7 +207,8 @@ export class MemoryJournal implements Journal {
    * Whether the stale holder of a claim is out of the way: its record gone, or taken by another token since, with no
    * effect begun; or fenced now with a fresh token (`holdAbandoned`), as the DynamoDB journal does (unique-holds.ts).
    */
-  private fencedStaleHolder(ownerPk: string, staleToken: string, nowEpochMs: number): boolean {
+  private fencedStaleHolder(ownerPk: string | undefined, staleToken: string, nowEpochMs: number): boolean {
+    if (ownerPk === undefined) return false;
     const owner = this.records.get(ownerPk);
     if (!owner) return true;
     if (owner.effectStarted || owner.status === RecordStatus.unknown) return false;
@@ -259,7 +278,7 @@ export class MemoryJournal implements Journal {
       );
     const held = (writes.heldClaims ?? []).map((claim) => this.keyOf(MEMORY_JOURNAL_TABLE, uniqueItem(claim, pk, now)));
     const lost = held.findIndex(
-      (key) => !JournalGuard.uniqueHeldBy(journalTable.get(key), { nowEpochMs: now, token: leaseToken }),
+      (key) => !JournalGuard.uniqueHeldBy(guardedItemOf(journalTable.get(key)), { nowEpochMs: now, token: leaseToken }),
     );
     if (lost >= 0) {
       const claim = (writes.heldClaims ?? [])[lost];
@@ -267,7 +286,10 @@ export class MemoryJournal implements Journal {
     }
     const staged = writes.staged.map((entry, index) => this.planStaged(entry, index));
     for (const { item } of claims) journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);
-    for (const key of held) delete journalTable.get(key)?.[ClaimAttribute.holdToken];
+    for (const key of held) {
+      delete journalTable.get(key)?.[ClaimAttribute.holdToken];
+      delete journalTable.get(key)?.[ClaimAttribute.pinned];
+    }
     for (const event of writes.outbox) {
       const item = outboxItem(event, pk);
       journalTable.set(this.keyOf(MEMORY_JOURNAL_TABLE, item), item);

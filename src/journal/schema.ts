@@ -47,6 +47,16 @@ export const ClaimAttribute = {
   claimedBy: 'claimedBy',
   /** The lease token of the attempt holding the claim (`holdUnique`); absent once the claim is permanent. */
   holdToken: 'holdToken',
+  /**
+   * The `createdAt` (epoch ms) of the record holding the claim: with `claimedBy`, the logical operation it is held for.
+   * A key reused after its outcome expired is a new record, so a new operation.
+   */
+  ownerCreatedAt: 'ownerCreatedAt',
+  /**
+   * `true` once the holder is about to begin its effect or write its completion: from then on no other operation takes
+   * the claim, whatever becomes of the holder's record; only its own operation may take it back or let it go.
+   */
+  pinned: 'pinned',
 } as const;
 
 /** A journal item as DynamoDB holds it, unmarshalled to plain JavaScript values. */

@@ -1,21 +1,36 @@
 import { gzipSync } from 'node:zlib';
-import { IdempotencyError, MultiRegionUnsupportedError } from '../core/index.js';
+import { MultiRegionUnsupportedError, OutboxTooLargeError } from '../core/index.js';
 import { completionUpdate } from './completion-writes.js';
+import { ITEM_MAX_BYTES, itemBytes } from './item-size.js';
 import type { CompletionWrites, OutboxEvent } from './journal.js';
-import { RecordAttribute } from './schema.js';
-import type { EncodedResponse } from './stored-response.js';
+import { RecordAttribute, type JournalItem } from './schema.js';
+import { responseAttributes, type EncodedResponse } from './stored-response.js';
 
 /**
  * The completion of a multi-Region (MRSC) journal: one fenced `UpdateItem` of the record,
  * carrying the outcome and the attempt's outbox events (MRSC has no transactions, so nothing
  * else may commit with it). The dispatcher fans the events out from the completed record's
  * stream image, with the same stable ids and message shape as outbox items.
+ *
+ * What bounds the events is therefore the record's item, not a transaction: 400 KB, of which
+ * the record keeps {@link RECORD_OWN_BYTES} for its own attributes. The response moves to chunk
+ * items when it would crowd the events, so the events may use everything else.
  */
 
-/** Most bytes of outbox events one record carries (their JSON), leaving the rest of the 400 KB item to the record. */
-export const OUTBOX_IN_RECORD_MAX_BYTES = 64 * 1024;
-/** Above this, an inline response moves to chunk items so the record and its events fit in one item. */
-const RECORD_ROOM_BYTES = 350 * 1024;
+/**
+ * What a completed record keeps of its item besides its response and its outbox events: its key,
+ * fingerprint, tokens, timestamps, effect name and evidence, and the pointer to a chunked
+ * response. A record whose own attributes outgrow it (evidence of many KB) is refused by DynamoDB
+ * itself, which the journal reports as {@link OutboxTooLargeError} too.
+ */
+const RECORD_OWN_BYTES = 16 * 1024;
+
+/**
+ * Most bytes of outbox events one record carries: DynamoDB's 400 KB item less what the record
+ * keeps for itself, counted as DynamoDB counts the `outboxEvents` attribute (its name and the
+ * JSON text of the events).
+ */
+export const OUTBOX_IN_RECORD_MAX_BYTES = ITEM_MAX_BYTES - RECORD_OWN_BYTES;
 
 /** The JSON text of the outbox events stored in a record, in publishing order. */
 export function outboxEventsJson(events: readonly OutboxEvent[]): string {
@@ -24,26 +39,44 @@ export function outboxEventsJson(events: readonly OutboxEvent[]): string {
   );
 }
 
+/** The bytes of the record's `outboxEvents` attribute holding `outboxJson`. */
+export function outboxEventsBytes(outboxJson: string): number {
+  return itemBytes({ [RecordAttribute.outboxEvents]: outboxJson });
+}
+
 /**
  * The response layout for a record that also carries `outboxJson`: unchanged when both fit in
- * one item, else the response as one gzip chunk item written before the completion (rule 6).
+ * {@link OUTBOX_IN_RECORD_MAX_BYTES}, else the response as one gzip chunk item written before the
+ * completion (rule 6).
  *
- * @throws IdempotencyError (`too-many-writes`) when the events alone exceed {@link OUTBOX_IN_RECORD_MAX_BYTES}
+ * @throws OutboxTooLargeError when the events alone exceed {@link OUTBOX_IN_RECORD_MAX_BYTES}
  */
 export function roomForEvents(encoded: EncodedResponse, outboxJson: string | undefined): EncodedResponse {
-  if (outboxJson === undefined || encoded.encoding === 'chunked') return encoded;
-  const eventBytes = Buffer.byteLength(outboxJson, 'utf8');
-  if (eventBytes > OUTBOX_IN_RECORD_MAX_BYTES) {
-    throw new IdempotencyError(
-      'too-many-writes',
-      `A multi-Region completion carries its outbox events inside its record: ${eventBytes} bytes of events exceed ${OUTBOX_IN_RECORD_MAX_BYTES}`,
-    );
-  }
-  const responseBytes =
-    encoded.encoding === 'json' ? Buffer.byteLength(encoded.text, 'utf8') : encoded.bytes.byteLength;
-  if (responseBytes + eventBytes <= RECORD_ROOM_BYTES) return encoded;
+  if (outboxJson === undefined) return encoded;
+  const eventBytes = outboxEventsBytes(outboxJson);
+  if (eventBytes > OUTBOX_IN_RECORD_MAX_BYTES) throw new OutboxTooLargeError(eventBytes, OUTBOX_IN_RECORD_MAX_BYTES);
+  if (encoded.encoding === 'chunked') return encoded;
+  if (itemBytes(responseAttributes(encoded)) + eventBytes <= OUTBOX_IN_RECORD_MAX_BYTES) return encoded;
   return { encoding: 'chunked', chunks: [encoded.encoding === 'gzip' ? encoded.bytes : gzipSync(encoded.text)] };
 }
+
+/**
+ * The bytes a record item leaves its outbox events once it holds `encoded`: DynamoDB's 400 KB less
+ * the record's own attributes as read (the events and response it may already hold left out) and
+ * the response's.
+ */
+export function roomLeftForEvents(record: JournalItem, encoded: EncodedResponse): number {
+  const own = Object.fromEntries(Object.entries(record).filter(([name]) => !REPLACED_BY_COMPLETION.has(name)));
+  return ITEM_MAX_BYTES - itemBytes(own) - itemBytes(responseAttributes(encoded));
+}
+
+/** The attributes a completion writes anew: the response's and the events'. */
+const REPLACED_BY_COMPLETION: ReadonlySet<string> = new Set([
+  RecordAttribute.response,
+  RecordAttribute.responseEncoding,
+  RecordAttribute.responseChunks,
+  RecordAttribute.outboxEvents,
+]);
 
 /** What a multi-Region completion stores: the response layout and the events' JSON (undefined without events). */
 export interface SingleItemCompletion {
@@ -54,7 +87,8 @@ export interface SingleItemCompletion {
 /**
  * Checks what the handler queued and lays the completion out for one item.
  *
- * @throws MultiRegionUnsupportedError for staged writes or uniqueness claims (they need a transaction)
+ * @throws MultiRegionUnsupportedError for staged writes or uniqueness claims (they need a transaction);
+ *   OutboxTooLargeError for events the record cannot hold
  */
 export function singleItemLayout(encoded: EncodedResponse, writes: CompletionWrites | undefined): SingleItemCompletion {
   if (writes?.staged.length) throw new MultiRegionUnsupportedError('stage()');

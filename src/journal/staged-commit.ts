@@ -13,6 +13,7 @@ import {
   type ResponseChunks,
 } from './stored-response.js';
 import { classifyCancellation, type CompletionLayout } from './dynamodb-errors.js';
+import { ITEM_MAX_BYTES, itemBytes } from './item-size.js';
 import {
   cancellationReasonsOf,
   isConditionFailure,
@@ -27,8 +28,6 @@ import {
 
 /** Most items one `TransactWriteItems` may carry (DynamoDB's limit). */
 export const TRANSACTION_MAX_ITEMS = 100;
-/** Largest item DynamoDB stores (names and values), in bytes. */
-const ITEM_MAX_BYTES = 400 * 1024;
 /** Most bytes of items one `TransactWriteItems` may carry (DynamoDB's 4 MB limit). */
 const TRANSACTION_MAX_BYTES = 4 * 1024 * 1024;
 /** Room kept below the 4 MB limit: the size of a staged `Update` is estimated from its key and values. */
@@ -125,35 +124,6 @@ function stagedBytes(entry: TransactItem): number {
   if (entry.Put) return itemBytes(entry.Put.Item) + values(entry.Put);
   const keyed = entry.Update ?? entry.Delete ?? entry.ConditionCheck;
   return keyed ? itemBytes(keyed.Key) + values(keyed) : 0;
-}
-
-/** DynamoDB's size of an item: attribute names plus values, by its published rules. */
-function itemBytes(item: Record<string, unknown>): number {
-  let bytes = 0;
-  for (const [name, value] of Object.entries(item))
-    if (value !== undefined) bytes += Buffer.byteLength(name, 'utf8') + valueBytes(value);
-  return bytes;
-}
-
-function valueBytes(value: unknown): number {
-  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number' || typeof value === 'bigint')
-    return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
-  if (typeof value === 'boolean' || value === null) return 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set || Array.isArray(value)) {
-    let bytes = 3;
-    for (const element of value) bytes += 1 + valueBytes(element);
-    return bytes;
-  }
-  if (typeof value === 'object') {
-    let bytes = 3;
-    for (const [name, element] of Object.entries(value as Record<string, unknown>)) {
-      if (element !== undefined) bytes += 1 + Buffer.byteLength(name, 'utf8') + valueBytes(element);
-    }
-    return bytes;
-  }
-  return 0;
 }
 
 /** Where a staged commit goes: the journal table and its calls. */

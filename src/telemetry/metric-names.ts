@@ -25,6 +25,11 @@ export const MetricName = {
   replicatedWriteConflict: 'ReplicatedWriteConflict',
   /** Expired records the sweeper of a multi-Region journal deleted (it emits this one, dimensionless). */
   sweptRecords: 'SweptRecords',
+  /**
+   * Expired items the sweeper of a multi-Region journal left because it cannot read their state (a status the guard
+   * does not know, or none): they may stand for an effect that happened, so an operator decides (dimensionless).
+   */
+  unreadableRecords: 'UnreadableRecords',
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

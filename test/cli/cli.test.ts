@@ -1,5 +1,7 @@
 import { runCli } from '../../src/cli/index.js';
 import { DynamoDBJournal, requestPk } from '../../src/index.js';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 
 async function cli(...args: string[]) {
@@ -76,6 +78,39 @@ describe('idemkit operator CLI', () => {
       if (saved.files === undefined) delete process.env.AWS_SHARED_CREDENTIALS_FILE;
       if (saved.config === undefined) delete process.env.AWS_CONFIG_FILE;
     }
+  });
+
+  it('lists the stuck records it can read, names the one it cannot on stderr, and exits 1', async () => {
+    const own = await createJournalTable(client);
+    const stale = new DynamoDBJournal({ tableName: own, client, clock: () => Date.now() - 120_000 });
+    const readable = requestPk('acme', 'POST /payments', 'stuck-readable');
+    await stale.reserve({ pk: readable, fingerprint: 'abc', leaseMs: 1_000, ttlSeconds: 600 });
+    const broken = requestPk('acme', 'POST /payments', 'stuck-broken');
+    // In progress under an ended lease, so stuck, but its evidence is no map: the guard cannot read it.
+    await client.send(
+      new PutItemCommand({
+        TableName: own,
+        Item: marshall({
+          pk: broken,
+          status: 'IN_PROGRESS',
+          fingerprint: 'abc',
+          leaseToken: 't',
+          leaseUntil: Date.now() - 60_000,
+          evidence: 'not a map',
+        }),
+      }),
+    );
+    const out: string[] = [];
+    const err: string[] = [];
+
+    const code = await runCli(['--table', own, '--endpoint', endpoint, 'stuck', '--json'], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+    });
+
+    expect(code).toBe(1);
+    expect((JSON.parse(out.join('\n')) as Array<{ pk: string }>).map((record) => record.pk)).toEqual([readable]);
+    expect(err).toEqual([`error: The idempotency record ${broken} cannot be read: attribute 'evidence' is not a map`]);
   });
 
   it('refuses to resolve a record that still holds its lease', async () => {

@@ -5,10 +5,22 @@
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
-import { httpIdempotency, idempotencyOf, MetricName, requestPk, uniquePk, type HttpResponse } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  MetricName,
+  requestPk,
+  UniqueConflictError,
+  uniquePk,
+  type HttpResponse,
+} from '../../src/index.js';
 import { dynamoJournal } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { metricCounter } from '../sqs/consumer-fixtures.js';
+
+const quiet = { info: () => undefined, error: () => undefined } as never;
 
 /** A refund handler: holds the refund of the payment, begins the effect, waits at `gate`, then refunds. */
 function refunds(gate: Promise<void>) {
@@ -72,6 +84,48 @@ describe('holdUnique in a guarded handler, on DynamoDB Local', () => {
 
     expect(later.statusCode).toBe(409);
     expect(rail).toEqual(['pay_2']);
+  });
+
+  it('keeps the claim of a refund the recover hook completed, after its key expired and came back as new work', async () => {
+    const { client, tableName } = await dynamoJournal();
+    const clock = { now: Date.UTC(2026, 11, 1) };
+    const journal = new DynamoDBJournal({ tableName, client, clock: () => clock.now });
+    const rail: string[] = [];
+    let answerLost = true;
+    const refund = makeIdempotent(
+      async (input: { key: string; paymentId: string }, context) => {
+        const scope = idempotencyOf(context);
+        await scope.holdUnique('refund', input.paymentId);
+        await scope.beginEffect('refund');
+        rail.push(input.paymentId);
+        // The rail's answer is lost: the handler fails after the money moved, and the record becomes UNKNOWN.
+        if (answerLost) throw new Error('the rail timed out');
+        return { refunded: input.paymentId };
+      },
+      {
+        journal,
+        operation: 'refund',
+        key: (input) => input.key,
+        clock: () => clock.now,
+        ttlSeconds: 60,
+        // The retry finds the refund at the rail and stores it without running the handler.
+        recover: async () => ({ outcome: 'completed', response: { refunded: 'pay_7' } }),
+        logger: quiet,
+      },
+    );
+    const failed = await refund({ key: 'refund-g', paymentId: 'pay_7' }).catch((error: unknown) => error);
+    answerLost = false;
+    const recovered = await refund({ key: 'refund-g', paymentId: 'pay_7' });
+    clock.now += 120_000;
+
+    const reused = await refund({ key: 'refund-g', paymentId: 'pay_7' }).catch((error: unknown) => error);
+    const other = await refund({ key: 'refund-h', paymentId: 'pay_7' }).catch((error: unknown) => error);
+
+    expect(failed).toMatchObject({ message: 'the rail timed out' });
+    expect(recovered).toEqual({ refunded: 'pay_7' });
+    expect(reused).toBeInstanceOf(UniqueConflictError);
+    expect(other).toBeInstanceOf(UniqueConflictError);
+    expect(rail).toEqual(['pay_7']);
   });
 
   it('lets the claim go when the handler fails before any effect, so a retry can refund', async () => {

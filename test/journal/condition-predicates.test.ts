@@ -30,8 +30,10 @@ const VALUES: Record<string, unknown> = {
   ':old': 't1',
   ':token': 't1',
   ':owner': 'req#-#op#owner',
+  ':ownerCreatedAt': 1_700_000_000_000,
   ':false': false,
   ':fingerprint': 'f1',
+  ':chunk': 'chunk',
 };
 const NAMES: Record<string, string> = { '#pk': 'pk', '#status': 'status' };
 
@@ -55,14 +57,31 @@ function recordItems(): Record<string, unknown>[] {
   return items;
 }
 
+/** Response chunks, and items of other kinds without a status, around their expiry. */
+function chunkItems(): Record<string, unknown>[] {
+  const items: Record<string, unknown>[] = [];
+  for (const kind of ['chunk', 'outbox', undefined])
+    for (const expiresAt of [undefined, NOW_SECONDS - 1, NOW_SECONDS, NOW_SECONDS + 1]) {
+      const item: Record<string, unknown> = { data: 'x' };
+      if (kind !== undefined) item.kind = kind;
+      if (expiresAt !== undefined) item.expiresAt = expiresAt;
+      items.push(item);
+    }
+  return items;
+}
+
 function claimItems(): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = [];
   for (const claimedBy of ['req#-#op#owner', 'req#-#op#other'])
-    for (const holdToken of [undefined, 't1', 't2']) {
-      const item: Record<string, unknown> = { claimName: 'refund', claimValue: 'r-1', claimedBy };
-      if (holdToken !== undefined) item.holdToken = holdToken;
-      items.push(item);
-    }
+    for (const ownerCreatedAt of [undefined, 1_700_000_000_000, 1_700_000_000_001])
+      for (const holdToken of [undefined, 't1', 't2'])
+        for (const pinned of [undefined, true]) {
+          const item: Record<string, unknown> = { claimName: 'refund', claimValue: 'r-1', claimedBy };
+          if (ownerCreatedAt !== undefined) item.ownerCreatedAt = ownerCreatedAt;
+          if (holdToken !== undefined) item.holdToken = holdToken;
+          if (pinned !== undefined) item.pinned = pinned;
+          items.push(item);
+        }
   return items;
 }
 
@@ -73,7 +92,10 @@ describe('the journal’s condition expressions on DynamoDB Local agree with the
 
   beforeAll(async () => {
     tableName = await createJournalTable(client, 'conditions');
-    const present = [...recordItems(), ...claimItems()].map((item, i) => ({ pk: `item#${i}`, item: { ...item } }));
+    const present = [...recordItems(), ...chunkItems(), ...claimItems()].map((item, i) => ({
+      pk: `item#${i}`,
+      item: { ...item },
+    }));
     for (let i = 0; i < present.length; i += 25) {
       await Promise.all(
         present

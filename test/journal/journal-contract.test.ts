@@ -75,8 +75,13 @@ describe.each([
   beforeEach(() => {
     s.clock.now += 10 * 24 * 3600 * 1000; // every test starts on a fresh day of the fake clock
   });
-  const reserve = (pk: string, fingerprint = 'fp-1', leaseMs = 1_000) =>
-    s.journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: 3600 });
+  /** When each record reserved here was created: with its key, the operation a hold names. */
+  const createdAt = new Map<string, number>();
+  const reserve = async (pk: string, fingerprint = 'fp-1', leaseMs = 1_000) => {
+    const result = await s.journal.reserve({ pk, fingerprint, leaseMs, ttlSeconds: 3600 });
+    if (result.reserved) createdAt.set(pk, result.record.createdAtEpochMs);
+    return result;
+  };
 
   it('reserves a new key with a fresh lease, attempt 1 and an expiry', async () => {
     const result = await reserve('req#t#op#new');
@@ -326,6 +331,7 @@ describe.each([
     const hold = (ownerPk: string, leaseToken: string, value = 'pay-1') => ({
       claim: { name: 'refund', value },
       ownerPk,
+      ownerCreatedAtEpochMs: createdAt.get(ownerPk)!,
       leaseToken,
     });
 
@@ -416,6 +422,71 @@ describe.each([
         UniqueConflictError,
       );
       expect((await s.readItem('journal', uniquePk('refund', 'pay-hold-5')))?.claimedBy).toBe(a.record.pk);
+    });
+
+    it('keeps a pinned hold from every other operation, even once its holder’s record is gone', async () => {
+      const a = await reserve('req#t#op#hold-pin-a');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-7'));
+      await s.journal.pinUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-7'));
+      await s.journal.release(a.record.pk, a.record.leaseToken);
+      s.clock.now += 1_001;
+      const b = await reserve('req#t#op#hold-pin-b');
+      const again = await reserve('req#t#op#hold-pin-a');
+
+      await expect(s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-7'))).rejects.toBeInstanceOf(
+        UniqueConflictError,
+      );
+      // The same key, reserved anew, is another operation.
+      await expect(
+        s.journal.holdUnique(hold(again.record.pk, again.record.leaseToken, 'pay-hold-7')),
+      ).rejects.toBeInstanceOf(UniqueConflictError);
+      expect(await s.readItem('journal', uniquePk('refund', 'pay-hold-7'))).toMatchObject({
+        claimedBy: a.record.pk,
+        holdToken: a.record.leaseToken,
+        pinned: true,
+      });
+    });
+
+    it('takes an unpinned hold of the same key’s earlier operation once its record is gone', async () => {
+      const a = await reserve('req#t#op#hold-reuse');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-8'));
+      await s.journal.release(a.record.pk, a.record.leaseToken);
+      s.clock.now += 1_001;
+      const again = await reserve('req#t#op#hold-reuse');
+
+      await s.journal.holdUnique(hold(again.record.pk, again.record.leaseToken, 'pay-hold-8'));
+
+      expect((await s.readItem('journal', uniquePk('refund', 'pay-hold-8')))?.holdToken).toBe(again.record.leaseToken);
+    });
+
+    it('gives a pinned hold back to a later attempt of the same operation, still pinned', async () => {
+      const a = await reserve('req#t#op#hold-pin-same');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-9'));
+      await s.journal.pinUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-9'));
+      s.clock.now += 1_001;
+      const taken = await s.journal.takeOver({ pk: a.record.pk, expectedToken: a.record.leaseToken, leaseMs: 1_000 });
+
+      await s.journal.holdUnique(hold(a.record.pk, taken.leaseToken, 'pay-hold-9'));
+
+      expect(await s.readItem('journal', uniquePk('refund', 'pay-hold-9'))).toMatchObject({
+        holdToken: taken.leaseToken,
+        pinned: true,
+      });
+    });
+
+    it('refuses to pin a hold another operation took over, and lets its holder go of one it pinned', async () => {
+      const a = await reserve('req#t#op#hold-pin-lost-a');
+      await s.journal.holdUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-10'));
+      s.clock.now += 1_001;
+      const b = await reserve('req#t#op#hold-pin-lost-b');
+      await s.journal.holdUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-10'));
+
+      const pinning = s.journal.pinUnique(hold(a.record.pk, a.record.leaseToken, 'pay-hold-10'));
+      await s.journal.pinUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-10'));
+      await s.journal.letGoUnique(hold(b.record.pk, b.record.leaseToken, 'pay-hold-10'));
+
+      await expect(pinning).rejects.toBeInstanceOf(UniqueConflictError);
+      expect(await s.readItem('journal', uniquePk('refund', 'pay-hold-10'))).toBeUndefined();
     });
 
     it('refuses a claim committed for good, whoever asks', async () => {

@@ -31,10 +31,18 @@ async function reserved(region: Region, key: string) {
   const pk = requestPk('-', 'refund', key);
   const result = await region.journal.reserve({ pk, fingerprint: 'f', leaseMs: LEASE_MS, ttlSeconds: 60 });
   if (!result.reserved) throw new Error('expected a reservation');
-  return { pk, leaseToken: result.record.leaseToken };
+  return { pk, leaseToken: result.record.leaseToken, createdAtEpochMs: result.record.createdAtEpochMs };
 }
 
 const claim = { name: 'refund-of', value: 'pay-1' };
+
+/** The hold of `claim` by the attempt holding `record`. */
+const holdBy = (record: Awaited<ReturnType<typeof reserved>>) => ({
+  claim,
+  ownerPk: record.pk,
+  ownerCreatedAtEpochMs: record.createdAtEpochMs,
+  leaseToken: record.leaseToken,
+});
 
 async function claimItem(region: Region, tableName: string) {
   const out = await region.client.send(
@@ -52,9 +60,9 @@ describe('multi-Region writes decided after the conflict bound: held uniqueness 
     const { east, west } = await regions();
     const first = await reserved(east, 'k-east');
     const second = await reserved(west, 'k-west');
-    west.conflictOn('holdUnique', BOUND, () => east.journal.holdUnique({ claim, ownerPk: first.pk, ...first }));
+    west.conflictOn('holdUnique', BOUND, () => east.journal.holdUnique(holdBy(first)));
 
-    const holding = west.journal.holdUnique({ claim, ownerPk: second.pk, leaseToken: second.leaseToken });
+    const holding = west.journal.holdUnique(holdBy(second));
 
     await expect(holding).rejects.toBeInstanceOf(UniqueConflictError);
     await expect(holding).rejects.toMatchObject({ existing: { claimedBy: first.pk, holdToken: first.leaseToken } });
@@ -66,7 +74,7 @@ describe('multi-Region writes decided after the conflict bound: held uniqueness 
     const mine = await reserved(west, 'k-west');
     west.conflictOn('holdUnique', BOUND);
 
-    const holding = west.journal.holdUnique({ claim, ownerPk: mine.pk, leaseToken: mine.leaseToken });
+    const holding = west.journal.holdUnique(holdBy(mine));
 
     await expect(holding).rejects.toBeInstanceOf(JournalUnavailableError);
   });
@@ -74,13 +82,13 @@ describe('multi-Region writes decided after the conflict bound: held uniqueness 
   it('keeps a stale hold whose holder renewed its lease in another Region while the fence kept conflicting', async () => {
     const { tableName, east, west } = await regions();
     const holder = await reserved(east, 'k-east');
-    await east.journal.holdUnique({ claim, ownerPk: holder.pk, leaseToken: holder.leaseToken });
+    await east.journal.holdUnique(holdBy(holder));
     now += LEASE_MS + 1;
     const taker = await reserved(west, 'k-west');
     // The holder is alive after all: its heartbeat lands in us-east-1 while us-west-2 tries to fence it.
     west.conflictOn('fenceHolder', BOUND, () => east.journal.heartbeat(holder.pk, holder.leaseToken, LEASE_MS));
 
-    const taking = west.journal.holdUnique({ claim, ownerPk: taker.pk, leaseToken: taker.leaseToken });
+    const taking = west.journal.holdUnique(holdBy(taker));
 
     await expect(taking).rejects.toBeInstanceOf(UniqueConflictError);
     expect(await claimItem(west, tableName)).toMatchObject({ claimedBy: holder.pk, holdToken: holder.leaseToken });
@@ -90,13 +98,11 @@ describe('multi-Region writes decided after the conflict bound: held uniqueness 
   it('lets go of a hold quietly when the claim read after the conflicts was taken over by another Region', async () => {
     const { tableName, east, west } = await regions();
     const holder = await reserved(east, 'k-east');
-    const hold = { claim, ownerPk: holder.pk, leaseToken: holder.leaseToken };
+    const hold = holdBy(holder);
     await east.journal.holdUnique(hold);
     now += LEASE_MS + 1;
     const taker = await reserved(west, 'k-west');
-    east.conflictOn('letGoUnique', BOUND, () =>
-      west.journal.holdUnique({ claim, ownerPk: taker.pk, leaseToken: taker.leaseToken }),
-    );
+    east.conflictOn('letGoUnique', BOUND, () => west.journal.holdUnique(holdBy(taker)));
 
     await expect(east.journal.letGoUnique(hold)).resolves.toBeUndefined();
 

@@ -6,6 +6,7 @@ import {
   journalSweeper,
   MetricName,
   REPLICATED_CONFLICT_RETRY,
+  requestPk,
   type MetricsSink,
 } from '../../src/index.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
@@ -79,8 +80,50 @@ describe('journalSweeper on a multi-Region journal (DynamoDB Local, MRSC profile
     const chunks = before.filter((pk) => pk.startsWith('req#-#op#large#chunk#'));
     expect(chunks.length).toBeGreaterThan(1);
     expect(report).toMatchObject({ deleted: 2 + chunks.length, skipped: 0, complete: true });
-    expect(seen).toEqual([[MetricName.sweptRecords, 2 + chunks.length]]);
+    expect(seen).toEqual([
+      [MetricName.sweptRecords, 2 + chunks.length],
+      [MetricName.unreadableRecords, 0],
+    ]);
     expect(east.sent).not.toContain('TransactWriteItemsCommand');
+  });
+
+  it('leaves expired records it cannot read (a status it does not know, none), and counts and logs each', async () => {
+    const { clock, east } = await table();
+    const put = (item: Record<string, unknown>) =>
+      east.client.send(new PutItemCommand({ TableName: east.journal.tableName, Item: marshall(item) }));
+    const expired = { leaseToken: 't', leaseUntil: START - 1, expiresAt: START / 1000 + 1, fingerprint: 'f' };
+    await put({ pk: requestPk('acme', 'POST /refunds', 'paused-key'), status: 'PAUSED', ...expired });
+    await put({ pk: requestPk('acme', 'POST /refunds', 'no-status-key'), ...expired });
+    await completed(east, 'req#-#op#expired', 60);
+    clock.now = START + 120_000;
+    const seen: Array<[string, number]> = [];
+    const logged: Array<[string, Record<string, unknown>]> = [];
+
+    const report = await journalSweeper({
+      tableName: east.journal.tableName,
+      client: east.client,
+      clock: () => clock.now,
+      metrics: recordingMetrics(seen),
+      logger: {
+        info: () => undefined,
+        error: (message: string, fields: Record<string, unknown>) => logged.push([message, fields]),
+      } as never,
+    })();
+
+    expect(report).toMatchObject({ deleted: 1, unreadable: 2, complete: true });
+    expect(await keys(east)).toEqual([
+      requestPk('acme', 'POST /refunds', 'no-status-key'),
+      requestPk('acme', 'POST /refunds', 'paused-key'),
+    ]);
+    expect(seen).toContainEqual([MetricName.unreadableRecords, 2]);
+    const reasons = logged.map(([message, fields]) => [message, fields.reason]).sort();
+    expect(reasons).toEqual([
+      ['idempotency sweeper left an unreadable record', 'it has no status'],
+      ['idempotency sweeper left an unreadable record', 'status "PAUSED" is not one the guard knows'],
+    ]);
+    // Named as the guard's log line names an attempt: tenant, operation and the key's hash, never the key.
+    expect(logged[0]![1]).toMatchObject({ tenant_id: 'acme', operation: 'POST /refunds' });
+    expect(JSON.stringify(logged)).not.toMatch(/paused-key|no-status-key/);
   });
 
   it('bounds the work of one run and resumes where it stopped on the next run', async () => {

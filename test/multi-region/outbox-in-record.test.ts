@@ -1,11 +1,105 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { idempotencyOf, makeIdempotent } from '../../src/index.js';
+import middy from '@middy/core';
+import {
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  OUTBOX_IN_RECORD_MAX_BYTES,
+  OutboxTooLargeError,
+  requestPk,
+  type HttpResponse,
+} from '../../src/index.js';
+import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, outboxDispatcher } from '../../src/outbox/index.js';
 import { localStreamPoller } from '../support/streams.js';
 import { createQueue, localSqsClient, receiveExactly } from '../support/sqs.js';
-import { mrscRegions } from './support/mrsc-profile.js';
+import { mrscRegions, type Region } from './support/mrsc-profile.js';
 
 const quiet = { info: () => undefined, error: () => undefined } as never;
+
+describe('the outbox of a multi-Region journal, bounded by its record’s item, not by a transaction', () => {
+  /** A function that publishes `count` events of `detailBytes` bytes each, in `region`. */
+  const publisher = (region: Region, runs: string[]) =>
+    makeIdempotent(
+      async (input: { orderId: string; count: number; detailBytes: number }, context) => {
+        runs.push(input.orderId);
+        const scope = idempotencyOf(context);
+        for (let i = 0; i < input.count; i++)
+          scope.publish({ type: 'line.added', detail: { line: i, pad: 'x'.repeat(input.detailBytes) } });
+        return { orderId: input.orderId };
+      },
+      { journal: region.journal, operation: 'place', key: (input) => input.orderId, logger: quiet },
+    );
+
+  it('carries more than a transaction’s 100 items of events when their bytes fit in the record', async () => {
+    const { regions } = await mrscRegions();
+    const region = regions[0]!;
+
+    const placed = await publisher(region, [])({ orderId: 'o-many', count: 250, detailBytes: 10 });
+
+    expect(placed).toEqual({ orderId: 'o-many' });
+    const item = await region.client.send(
+      new GetItemCommand({
+        TableName: region.journal.tableName,
+        Key: { pk: { S: requestPk('-', 'place', 'o-many') } },
+      }),
+    );
+    expect(JSON.parse(item.Item!.outboxEvents!.S!)).toHaveLength(250);
+  });
+
+  it('refuses events past the item’s bytes with OutboxTooLargeError naming their size, and completes nothing', async () => {
+    const { regions } = await mrscRegions();
+    const region = regions[0]!;
+    const runs: string[] = [];
+
+    const placing = publisher(region, runs)({ orderId: 'o-large', count: 5, detailBytes: 100 * 1024 });
+
+    const error = await placing.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutboxTooLargeError);
+    expect(error).toMatchObject({ code: 'outbox-too-large', roomBytes: OUTBOX_IN_RECORD_MAX_BYTES });
+    expect((error as OutboxTooLargeError).eventBytes).toBeGreaterThan(5 * 100 * 1024);
+    expect((error as Error).message).toContain(`${(error as OutboxTooLargeError).eventBytes} bytes of events`);
+    expect(await region.journal.get(requestPk('-', 'place', 'o-large'))).toBeUndefined();
+    expect(runs).toEqual(['o-large']);
+  });
+
+  it('answers an HTTP request whose events do not fit with a 500 problem naming the code', async () => {
+    const { regions } = await mrscRegions();
+    const guarded = middy(async (_event: unknown, context: object) => {
+      idempotencyOf(context).publish({ type: 'order.placed', detail: { pad: 'x'.repeat(OUTBOX_IN_RECORD_MAX_BYTES) } });
+      return { statusCode: 201, body: '{}' };
+    }).use(httpIdempotency({ journal: regions[0]!.journal, logger: quiet }));
+
+    const answer = (await guarded(httpEvent({ key: 'order-large' }), lambdaContext())) as Required<HttpResponse>;
+
+    expect(answer.statusCode).toBe(500);
+    expect(JSON.parse(answer.body).type).toBe('urn:idemkit:problem:outbox-too-large');
+  });
+
+  it('names the room the record leaves when its own attributes outgrow what it keeps for them', async () => {
+    const { regions } = await mrscRegions();
+    const region = regions[0]!;
+    const place = makeIdempotent(
+      async (input: { orderId: string }, context) => {
+        const scope = idempotencyOf(context);
+        // Evidence of 40 KB: more than the record keeps for its own attributes.
+        await scope.recordEvidence({ note: 'e'.repeat(40 * 1024) });
+        scope.publish({ type: 'order.placed', detail: { pad: 'x'.repeat(OUTBOX_IN_RECORD_MAX_BYTES - 1024) } });
+        return { orderId: input.orderId };
+      },
+      { journal: region.journal, operation: 'place', key: (input) => input.orderId, logger: quiet },
+    );
+
+    const error = await place({ orderId: 'o-evidence' }).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(OutboxTooLargeError);
+    const { eventBytes, roomBytes } = error as OutboxTooLargeError;
+    expect(roomBytes).toBeLessThan(eventBytes);
+    // DynamoDB's 400 KB item, less the evidence at least.
+    expect(roomBytes).toBeLessThan(400 * 1024 - 40 * 1024);
+  });
+});
 
 describe('the outbox of a multi-Region journal, dispatched from the completed record’s stream image', () => {
   async function orderPlaced() {

@@ -22,7 +22,10 @@ for (const line of MODEL.split('\n')) {
     macros.set(match[1]!, { params: match[2] ? match[2].split(',').map((p) => p.trim()) : [], body: match[3]! });
 }
 
-/** The model's variables a guard or decision reads (`exists`, `status`, `tok`, `live`, `sst`, …): numbers or booleans. */
+/**
+ * The model's variables a guard or decision reads (`exists`, `status`, `tok`, `live`, `sst`, the claim's `cex`,
+ * `chold`, …): numbers or booleans.
+ */
 export type ModelState = Readonly<Record<string, boolean | number>>;
 
 /** The text of a macro with every macro in it expanded, its arguments bound to `args`. */
@@ -56,17 +59,33 @@ export function expand(name: string, args: readonly string[] = []): string {
   throw new Error(`#define ${name} does not expand`);
 }
 
-const VARIABLES = ['exists', 'status', 'tok', 'live', 'hasEx', 'expired', 'eff', 'sst', 'slive', 'seff'] as const;
+const VARIABLES = [
+  'exists',
+  'status',
+  'tok',
+  'live',
+  'hasEx',
+  'expired',
+  'eff',
+  'sst',
+  'slive',
+  'seff',
+  // The claim item of held uniqueness claims.
+  'cex',
+  'cown',
+  'ccrt',
+  'chold',
+  'cpin',
+] as const;
+
+/** Variables that hold numbers (the rest are booleans): 0 when a state leaves them out. */
+const NUMERIC: ReadonlySet<string> = new Set(['status', 'tok', 'sst', 'cown', 'ccrt', 'chold']);
 
 /** Evaluates macro `name` (with `args`) over `state`. */
 export function evaluate(name: string, state: ModelState, args: readonly string[] = []): boolean {
   const text = expand(name, args);
   const run = new Function(...VARIABLES, `return Boolean(${text});`) as (...values: unknown[]) => boolean;
-  return run(
-    ...VARIABLES.map(
-      (variable) => state[variable] ?? (variable === 'status' || variable === 'tok' || variable === 'sst' ? 0 : false),
-    ),
-  );
+  return run(...VARIABLES.map((variable) => state[variable] ?? (NUMERIC.has(variable) ? 0 : false)));
 }
 
 /** Every combination of the given boolean and numeric choices. */

@@ -143,7 +143,7 @@ export async function stored(context: CaseContext, pk: string): Promise<JournalR
 
 /** The hold of `claim` by the attempt `held`. */
 export function holdOf(held: Held, claim: UniqueClaim): UniqueHold {
-  return { claim, ownerPk: held.pk, leaseToken: held.token };
+  return { claim, ownerPk: held.pk, ownerCreatedAtEpochMs: held.record.createdAtEpochMs, leaseToken: held.token };
 }
 
 /**

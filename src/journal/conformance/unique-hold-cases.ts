@@ -116,7 +116,7 @@ export const uniqueHoldCases: readonly ConformanceCase[] = [
       const other = await holdNew(context, 'let-go-stranger');
       await succeeds(
         'letGoUnique() with the token of an attempt already taken over',
-        context.journal.letGoUnique({ claim, ownerPk: taken.pk, leaseToken: taken.staleToken }),
+        context.journal.letGoUnique({ ...holdOf(taken, claim), leaseToken: taken.staleToken }),
       );
       await succeeds('letGoUnique() by another record', context.journal.letGoUnique(holdOf(other, claim)));
       await assertRefused(
