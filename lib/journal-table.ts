@@ -215,7 +215,7 @@ export interface IdempotencyJournalTableProps {
    * multi-Region strong consistency (MRSC), replicated to `replicaRegions` besides this stack's
    * Region (two of them, or one plus a `witnessRegion`), all in one MRSC Region set. It has no
    * TTL (a `JournalSweeper` deletes expired records) and a `NEW_IMAGE` stream; the runtime must
-   * use `new DynamoDBJournal({ multiRegion: 'strong' })`, and functions in each Region reach
+   * use `new DynamoDBJournal({ multiRegion: strongConsistency() })` (from `idemkit/multi-region`), and functions in each Region reach
    * their local replica by the same table name. What DynamoDB refuses is refused at synth: a
    * Region-agnostic stack, Region tokens, a wrong Region count, Regions outside one set, and a
    * customer-managed key (a KMS key is regional). An eventually consistent (MREC) journal is

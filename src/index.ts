@@ -32,4 +32,3 @@ export * from './client/index.js';
 export * from './sqs/index.js';
 export * from './streams/index.js';
 export * from './outbox/index.js';
-export * from './sweeper/index.js';

@@ -40,7 +40,6 @@ export {
   MemoryJournal,
   MEMORY_JOURNAL_TABLE,
   type DynamoDBJournalOptions,
-  type JournalMigrationOptions,
   type MemoryJournalOptions,
   type Journal,
   type JournalRecord,
@@ -70,8 +69,6 @@ export {
   type KeyScope,
   journalOperationOf,
   type JournalOperation,
-  REPLICATED_CONFLICT_RETRY,
-  OUTBOX_IN_RECORD_MAX_BYTES,
 } from '../journal/index.js';
 export {
   idempotencyOf,

@@ -33,15 +33,9 @@ import type {
   UniqueHold,
 } from './journal.js';
 import { recordFromItem, reservationItem } from './record-item.js';
-import { journalMigrationFor, type JournalMigration, type JournalMigrationOptions } from './journal-migration.js';
-import { ReplicatedItemCalls } from './replicated-writes.js';
-import {
-  outboxEventsBytes,
-  roomLeftForEvents,
-  singleItemCompletionUpdate,
-  singleItemLayout,
-  type SingleItemCompletion,
-} from './single-item-completion.js';
+import type { JournalMigration, JournalMigrationOptions } from './journal-migration.js';
+import type { MultiRegionMode } from './multi-region-mode.js';
+import type { SingleItemCompletion } from './single-item-completion.js';
 import { isItemTooLarge } from './item-size.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
@@ -82,27 +76,27 @@ export interface DynamoDBJournalOptions {
    */
   readonly clock?: () => number;
   /**
-   * `'strong'` for a DynamoDB global table with multi-Region strong consistency (MRSC), the one
-   * journal of an API served from several Regions: every write is a single-item conditional
-   * write (completion is one fenced `UpdateItem` carrying the outbox events), cross-Region write
-   * conflicts are retried within a bound, and `stage()`, `claimUnique()` and
-   * `effects: 'staged-only'` are refused with `MultiRegionUnsupportedError` (MRSC has no
-   * transactions). Point each Region's functions at their local replica. See docs/multi-region.md.
+   * `strongConsistency()` from `idemkit/multi-region`, for a DynamoDB global table with
+   * multi-Region strong consistency (MRSC), the one journal of an API served from several Regions:
+   * every write is a single-item conditional write (completion is one fenced `UpdateItem` carrying
+   * the outbox events), cross-Region write conflicts are retried within a bound, and `stage()`,
+   * `claimUnique()` and `effects: 'staged-only'` are refused with `MultiRegionUnsupportedError`
+   * (MRSC has no transactions). See docs/multi-region.md.
    * @default undefined (a single-Region table)
-   * @example new DynamoDBJournal({ tableName: 'payments-journal', multiRegion: 'strong' })
+   * @example new DynamoDBJournal({ tableName: 'payments-journal', multiRegion: strongConsistency() })
    */
-  readonly multiRegion?: 'strong';
+  readonly multiRegion?: MultiRegionMode;
   /**
    * The single-Region journal this multi-Region one replaces, while its records live: a key this
    * journal has not settled is settled in that table first (one conditional write per new key), so
    * a request the old journal completed replays, one it is running answers 409, and code still on
    * the old journal during the deploy cannot run a key this one holds. Only with
-   * `multiRegion: 'strong'`. See docs/multi-region.md ("Migrating from a single-Region journal").
+   * `multiRegion: strongConsistency()`. See docs/multi-region.md ("Migrating from a single-Region journal").
    * @default undefined (no migration)
    * @example
    * new DynamoDBJournal({
    *   tableName: 'payments-journal-global',
-   *   multiRegion: 'strong',
+   *   multiRegion: strongConsistency(),
    *   migrateFrom: { tableName: 'payments-journal', until: new Date('2027-01-15T00:00:00Z') },
    * })
    */
@@ -151,6 +145,7 @@ export class DynamoDBJournal implements Journal {
   private readonly client: DynamoDBClient | DynamoDBDocumentClient;
   private readonly tableOption: string | undefined;
   private readonly migrateFrom: JournalMigrationOptions | undefined;
+  private readonly mode: MultiRegionMode | undefined;
   private table?: JournalTable;
   private traced = false;
 
@@ -161,8 +156,8 @@ export class DynamoDBJournal implements Journal {
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
     this.client =
       readClient(OWNER, 'client', options.client, CLIENT_KINDS) ?? new DynamoDBClient({ cacheMiddleware: true });
-    if (options.multiRegion !== undefined)
-      this.multiRegion = readOneOf(OWNER, 'multiRegion', options.multiRegion, 'strong', ['strong']);
+    this.mode = readMultiRegionMode(options.multiRegion);
+    this.multiRegion = this.mode?.consistency;
     this.reservation = readOneOf(OWNER, 'reservation', options.reservation, 'put-first', ['put-first', 'read-first']);
     this.migrateFrom = options.migrateFrom;
     // A table named by now is set up now, `migrateFrom` checked against it. Without a name the journal waits for its
@@ -208,9 +203,13 @@ export class DynamoDBJournal implements Journal {
           (variable === undefined ? 'it is not set' : `it is '${variable}'`),
       );
     }
-    const calls = this.multiRegion ? new ReplicatedItemCalls(this.client, name) : new ItemCalls(this.client, name);
+    const calls = this.mode ? this.mode.itemCalls(this.client, name) : new ItemCalls(this.client, name);
     const chunks = new ResponseChunks(calls);
-    const migration = journalMigrationFor(OWNER, this.migrateFrom, {
+    if (this.migrateFrom !== undefined && !this.mode)
+      throw new InvalidOptionsError(
+        `${OWNER}: option 'migrateFrom' moves a single-Region journal to a multi-Region one and needs multiRegion: strongConsistency()`,
+      );
+    const migration = this.mode?.migration(OWNER, this.migrateFrom, {
       multiRegion: this.multiRegion,
       to: calls,
       toTableName: name,
@@ -405,12 +404,13 @@ export class DynamoDBJournal implements Journal {
    */
   private async completeSingleItem({ pk, leaseToken, response, ttlSeconds, writes }: Completion): Promise<void> {
     const now = this.clock();
-    const completion = singleItemLayout(encodeResponse(response), writes);
+    const { completion: single } = this.mode!;
+    const completion = single.layout(encodeResponse(response), writes);
     await this.chunks.write(pk, leaseToken, completion.encoded, expiryFromNow(now, ttlSeconds));
     if (!writes?.heldClaimsPinned)
       for (const claim of writes?.heldClaims ?? []) await pinUniqueOnDynamoDB(this.calls, claim, leaseToken);
     try {
-      await this.fencedUpdate('complete', singleItemCompletionUpdate(pk, completion, now, ttlSeconds, leaseToken));
+      await this.fencedUpdate('complete', single.update(pk, completion, now, ttlSeconds, leaseToken));
     } catch (error) {
       if (!isOwnCompletion(error, leaseToken)) throw await this.refusedCompletion(pk, completion, error);
     }
@@ -427,8 +427,9 @@ export class DynamoDBJournal implements Journal {
     if (completion.outboxJson === undefined || !isItemTooLarge(cause)) return error;
     const record = await this.calls.get('get', { pk }).catch(() => undefined);
     if (!record) return error;
-    const eventBytes = outboxEventsBytes(completion.outboxJson);
-    return new OutboxTooLargeError(eventBytes, roomLeftForEvents(record, completion.encoded), { cause });
+    const { completion: single } = this.mode!;
+    const eventBytes = single.eventsBytes(completion.outboxJson);
+    return new OutboxTooLargeError(eventBytes, single.roomLeft(record, completion.encoded), { cause });
   }
 
   async markUnknown(pk: string, leaseToken: string): Promise<void> {
@@ -593,5 +594,22 @@ function isOwnCompletion(error: unknown, leaseToken: string): boolean {
     error instanceof LeaseLostError &&
     error.existing?.status === RecordStatus.completed &&
     error.existing.leaseToken === leaseToken
+  );
+}
+
+/**
+ * The `multiRegion` option: a mode built by `strongConsistency()`, or none.
+ *
+ * @throws InvalidOptionsError for anything else (the 0.1 form `'strong'` says how to write it now)
+ */
+function readMultiRegionMode(value: unknown): MultiRegionMode | undefined {
+  if (value === undefined) return undefined;
+  const mode = value as Partial<MultiRegionMode> | null;
+  if (typeof mode === 'object' && mode !== null && mode.consistency === 'strong' && typeof mode.itemCalls === 'function')
+    return mode as MultiRegionMode;
+  throw new InvalidOptionsError(
+    value === 'strong'
+      ? `${OWNER}: option 'multiRegion' takes strongConsistency() from 'idemkit/multi-region': write multiRegion: strongConsistency() for multiRegion: 'strong'`
+      : `${OWNER}: option 'multiRegion' must be built by strongConsistency() from 'idemkit/multi-region'`,
   );
 }

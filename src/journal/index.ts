@@ -35,12 +35,11 @@ export {
 } from './conditions.js';
 export { OUTBOX_RETENTION_SECONDS } from './completion-writes.js';
 export { storedJsonForm } from './stored-response.js';
+export { countReplicatedConflicts, type ConflictTally } from './conflict-tally.js';
 export {
-  countReplicatedConflicts,
   isReplicatedWriteConflict,
   REPLICATED_CONFLICT_RETRY,
   REPLICATED_WRITE_CONFLICT,
   ReplicatedItemCalls,
-  type ConflictTally,
 } from './replicated-writes.js';
 export { OUTBOX_IN_RECORD_MAX_BYTES } from './single-item-completion.js';

@@ -94,7 +94,7 @@ export function journalMigrationFor(
   if (options === undefined) return undefined;
   if (!journal.multiRegion) {
     throw new InvalidOptionsError(
-      `${owner}: option 'migrateFrom' moves a single-Region journal to a multi-Region one and needs multiRegion: 'strong'`,
+      `${owner}: option 'migrateFrom' moves a single-Region journal to a multi-Region one and needs multiRegion: strongConsistency()`,
     );
   }
   assertKnownOptions(`${owner} (migrateFrom)`, options, ['tableName', 'client', 'until']);

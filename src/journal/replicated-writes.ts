@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { MultiRegionUnsupportedError } from '../core/index.js';
 import { toAttributeMap } from './attribute-values.js';
+import { tallyReplicatedConflict } from './conflict-tally.js';
 import { conditionNamed, guardedItemOf, guardValuesOf, JournalGuard } from './conditions.js';
 import { ItemCalls, type AwsError, type Expressions, type JournalOperation, type PlainItem } from './item-calls.js';
 import type { TransactItem } from './journal.js';
@@ -29,26 +29,6 @@ export const REPLICATED_WRITE_CONFLICT = 'ReplicatedWriteConflictException';
 /** True for a cross-Region write conflict on an MRSC table. */
 export function isReplicatedWriteConflict(error: unknown): boolean {
   return (error as AwsError)?.name === REPLICATED_WRITE_CONFLICT;
-}
-
-/** A tally of the cross-Region conflicts met while it is the active one (see {@link countReplicatedConflicts}). */
-export interface ConflictTally {
-  count: number;
-}
-
-const tallies = new AsyncLocalStorage<ConflictTally>();
-
-/**
- * Runs `work` with `tally` counting every cross-Region write conflict the journal meets inside
- * it (including those it retried away), so an attempt can emit its `ReplicatedWriteConflict`
- * metric without the journal knowing about attempts.
- *
- * @example
- * const tally = { count: 0 };
- * await countReplicatedConflicts(tally, () => journal.complete({ pk, leaseToken, response, ttlSeconds: 60 }));
- */
-export function countReplicatedConflicts<T>(tally: ConflictTally, work: () => Promise<T>): Promise<T> {
-  return tallies.run(tally, work);
 }
 
 /** Single-item writes with the cross-Region conflict bound; transactions refused before they are sent. */
@@ -83,8 +63,7 @@ export class ReplicatedItemCalls extends ItemCalls {
         return await send();
       } catch (error) {
         if (!isReplicatedWriteConflict(error)) throw error;
-        const tally = tallies.getStore();
-        if (tally) tally.count++;
+        tallyReplicatedConflict();
         if (attempt >= maxAttempts) throw await this.decided(key, expressions, error);
         await new Promise((resolve) =>
           setTimeout(resolve, Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt)),

@@ -104,7 +104,7 @@ export interface SweepReport {
 }
 
 /**
- * The sweeper of a multi-Region journal (`DynamoDBJournal({ multiRegion: 'strong' })`): MRSC
+ * The sweeper of a multi-Region journal (`DynamoDBJournal({ multiRegion: strongConsistency() })`): MRSC
  * tables have no TTL, so a scheduled function deletes what TTL would have. It scans for items
  * past `expiresAt` and deletes each with the condition that it is still expired and completed,
  * in progress under an ended lease, or a response chunk (`JournalCondition.sweepable`), so a retry

@@ -1,7 +1,6 @@
 import {
   JournalUnavailableError,
   RecordUnreadableError,
-  REPLICATED_CONFLICT_RETRY,
   UniqueConflictError,
   requestPk,
   uniquePk,
@@ -9,6 +8,7 @@ import {
 import { PutItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
+import { REPLICATED_CONFLICT_RETRY } from '../../src/entries/multi-region.js';
 
 /**
  * A multi-Region write whose cross-Region conflicts outlast the bound is decided on the item read

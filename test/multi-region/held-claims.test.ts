@@ -2,13 +2,13 @@ import { ReplicatedWriteConflictException } from '@aws-sdk/client-dynamodb';
 import {
   idempotencyOf,
   journalOperationOf,
-  journalSweeper,
   makeIdempotent,
   RecordPrefix,
   UniqueConflictError,
   type MetricsSink,
 } from '../../src/index.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
+import { journalSweeper } from '../../src/entries/multi-region.js';
 
 /**
  * A refund holds `refund:<paymentId>` (`holdUnique`) before it moves money. On a multi-Region

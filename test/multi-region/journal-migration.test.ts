@@ -15,6 +15,7 @@ import {
 } from '../../src/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
 import { applyMrscProfile } from './support/mrsc-profile.js';
+import { strongConsistency } from '../../src/entries/multi-region.js';
 
 /**
  * Moving from a single-Region journal to a multi-Region (MRSC) one with `migrateFrom`, on
@@ -60,7 +61,7 @@ async function setup(): Promise<Setup> {
         tableName: newTable,
         client,
         clock,
-        multiRegion: 'strong',
+        multiRegion: strongConsistency(),
         migrateFrom: { tableName: oldTable, client: oldClient, until: options.until },
       });
       return { journal, client };
@@ -297,7 +298,7 @@ describe('DynamoDBJournal({ multiRegion: "strong", migrateFrom }) moving from a 
       () =>
         new DynamoDBJournal({
           tableName: 'journal',
-          multiRegion: 'strong',
+          multiRegion: strongConsistency(),
           migrateFrom: { tableName: 'old-journal', until: 'tomorrow' as never },
         }),
     ).toThrow(/until/);

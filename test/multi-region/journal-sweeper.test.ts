@@ -1,15 +1,9 @@
 import { GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { randomBytes } from 'node:crypto';
-import {
-  journalOperationOf,
-  journalSweeper,
-  MetricName,
-  REPLICATED_CONFLICT_RETRY,
-  requestPk,
-  type MetricsSink,
-} from '../../src/index.js';
+import { journalOperationOf, MetricName, requestPk, type MetricsSink } from '../../src/index.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
+import { journalSweeper, REPLICATED_CONFLICT_RETRY } from '../../src/entries/multi-region.js';
 
 const recordingMetrics = (seen: Array<[string, number]>): MetricsSink =>
   ({

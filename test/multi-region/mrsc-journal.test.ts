@@ -10,11 +10,11 @@ import {
   MultiRegionUnsupportedError,
   RecordAttribute,
   RecordStatus,
-  REPLICATED_CONFLICT_RETRY,
   type MetricsSink,
 } from '../../src/index.js';
 import { localClient } from '../support/dynamodb.js';
 import { applyMrscProfile, mrscRegions, type Region } from './support/mrsc-profile.js';
+import { REPLICATED_CONFLICT_RETRY } from '../../src/entries/multi-region.js';
 
 const countingMetrics = (names: string[]): MetricsSink =>
   ({

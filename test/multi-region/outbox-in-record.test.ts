@@ -5,7 +5,6 @@ import {
   httpIdempotency,
   idempotencyOf,
   makeIdempotent,
-  OUTBOX_IN_RECORD_MAX_BYTES,
   OutboxTooLargeError,
   requestPk,
   type HttpResponse,
@@ -15,6 +14,7 @@ import { OUTBOX_EVENT_ID_ATTRIBUTE, outboxDispatcher } from '../../src/outbox/in
 import { localStreamPoller } from '../support/streams.js';
 import { createQueue, localSqsClient, receiveExactly } from '../support/sqs.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
+import { OUTBOX_IN_RECORD_MAX_BYTES } from '../../src/entries/multi-region.js';
 
 const quiet = { info: () => undefined, error: () => undefined } as never;
 

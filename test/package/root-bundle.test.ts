@@ -4,11 +4,7 @@
  * and idemkit's own bytes in that bundle stay within the budget of scripts/size/budget.json (a
  * change that grows them by more than 2 KiB raises the budget and says why there).
  */
-import {
-  measureRootBundle,
-  ROOT_BUNDLE_BUDGET,
-  ROOT_BUNDLE_SLACK_BYTES,
-} from '../../scripts/size/root-bundle.js';
+import { measureRootBundle, ROOT_BUNDLE_BUDGET, ROOT_BUNDLE_SLACK_BYTES } from '../../scripts/size/root-bundle.js';
 
 /** Code with an entry of its own: a handler that does not import that entry never bundles it. */
 const ONLY_SOME_USERS = [

@@ -9,6 +9,7 @@ import { applyMrscProfile } from '../../../test/multi-region/support/mrsc-profil
 import { localLambdaContext } from '../../local/lambda-context.js';
 import { createStringKeyTable } from '../../local/tables.js';
 import { DEMO_LEASE_MS, type DemoContext } from '../demo-context.js';
+import { strongConsistency } from '../../../src/entries/multi-region.js';
 
 const REGIONS = ['us-east-1', 'us-west-2'] as const;
 const TRANSACTIONS = ['TransactWriteItemsCommand', 'TransactGetItemsCommand'];
@@ -89,7 +90,7 @@ function region(ctx: DemoContext, tableName: string, name: string): Region {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const profile = applyMrscProfile(client);
-  const journal = new DynamoDBJournal({ tableName, client, multiRegion: 'strong' });
+  const journal = new DynamoDBJournal({ tableName, client, multiRegion: strongConsistency() });
   const handler = guardedRoute(
     {
       journal,

@@ -61,7 +61,7 @@ export interface JournalConformanceOptions {
   /**
    * Whether the journal commits in transactions: uniqueness claims and staged writes with the
    * completion, and `commitStaged`. `false` for a journal that cannot (a Valkey journal, DynamoDB
-   * with `multiRegion: 'strong'`): the suite then checks that each is refused with a typed error
+   * with `multiRegion: strongConsistency()`): the suite then checks that each is refused with a typed error
    * before anything is written, instead of checking that it commits.
    * @default true
    */

@@ -1,4 +1,5 @@
-import { DynamoDBJournal } from '../../../src/index.js';
+import { DynamoDBJournal, type DynamoDBJournalOptions } from '../../../src/index.js';
+import { strongConsistency } from '../../../src/entries/multi-region.js';
 import { journalConformance } from '../../../src/journal/conformance/index.js';
 import { createJournalTable, localClient } from '../../support/dynamodb.js';
 
@@ -10,7 +11,7 @@ import { createJournalTable, localClient } from '../../support/dynamodb.js';
  */
 const client = localClient();
 
-function onOneTable(name: string, options: { reservation?: 'read-first'; multiRegion?: 'strong' } = {}) {
+function onOneTable(name: string, options: Pick<DynamoDBJournalOptions, 'reservation' | 'multiRegion'> = {}) {
   let tableName = '';
   describe(name, () => {
     beforeAll(async () => {
@@ -29,4 +30,4 @@ function onOneTable(name: string, options: { reservation?: 'read-first'; multiRe
 onOneTable('DynamoDBJournal');
 onOneTable("DynamoDBJournal({ reservation: 'read-first' })", { reservation: 'read-first' });
 // DynamoDB Local has no multi-Region tables: this runs the journal's single-item writes and its refusals of transactions.
-onOneTable("DynamoDBJournal({ multiRegion: 'strong' })", { multiRegion: 'strong' });
+onOneTable('DynamoDBJournal({ multiRegion: strongConsistency() })', { multiRegion: strongConsistency() });

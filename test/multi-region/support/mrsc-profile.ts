@@ -1,6 +1,7 @@
 import { ReplicatedWriteConflictException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBJournal, journalOperationOf, type JournalOperation } from '../../../src/index.js';
 import { createJournalTable, localClient } from '../../support/dynamodb.js';
+import { strongConsistency } from '../../../src/entries/multi-region.js';
 
 /**
  * The "MRSC profile" over DynamoDB Local, which has no global tables: client middleware that
@@ -93,7 +94,7 @@ export async function mrscRegions(
   const regions = names.map((name) => {
     const client = localClient();
     const profile = applyMrscProfile(client);
-    const journal = new DynamoDBJournal({ tableName, client, clock, multiRegion: 'strong' });
+    const journal = new DynamoDBJournal({ tableName, client, clock, multiRegion: strongConsistency() });
     return { name, client, journal, ...profile };
   });
   return { tableName, regions };
