@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBJournal, fingerprintOf, httpIdempotency, idempotencyOf, MetricName, requestPk } from '../src/index.js';
+import { DynamoDBJournal, fingerprintOf, httpIdempotency, idempotencyOf, MetricName } from '../src/index.js';
 import { viewHttpEvent } from '../src/http/http-event.js';
 import { defaultRequestFingerprint } from '../src/http/request-fingerprint.js';
 import { completionTransaction, transactionToken } from '../src/journal/completion-writes.js';
@@ -22,6 +22,7 @@ import { TTL_SECONDS } from './harness/contenders.js';
 import { lambdaContext, newKey, paymentEvent } from './harness/events.js';
 import { floorRecordItem } from './harness/writing-contenders.js';
 import { median } from './harness/stats.js';
+import { requestPk } from '../src/entries/journal.js';
 
 /**
  * Where the staged-only commit's time over a bare 2-item `TransactWriteItems` goes, step by

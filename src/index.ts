@@ -28,7 +28,5 @@ export {
   type TracerLike,
   type AttemptStatus,
 } from './telemetry/index.js';
-export * from './client/index.js';
 export * from './sqs/index.js';
 export * from './streams/index.js';
-export * from './outbox/index.js';

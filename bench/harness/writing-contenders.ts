@@ -3,11 +3,12 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBJournal, httpIdempotency, idempotencyOf, requestPk } from '../../src/index.js';
+import { DynamoDBJournal, httpIdempotency, idempotencyOf } from '../../src/index.js';
 import { paymentResponse, recordPayment, type PaymentItem } from '../fixtures/record-payment.js';
 import { powertoolsIdempotency, TTL_SECONDS, type Outcome } from './contenders.js';
 import { benchClient, countCalls, type CallCounter } from './dynamodb.js';
 import { lambdaContext } from './events.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** The contenders of the writing scenario, in the order of the first round. */
 export const WRITERS = ['stagedOnly', 'bareTransaction', 'idemkit', 'powertools'] as const;

@@ -7,7 +7,7 @@ import type {
   SQSEvent,
 } from 'aws-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBJournal, outboxDispatcher, type Journal } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createPaymentHandler } from '../../src/handlers/factories/create-payment.js';
 import { createPaymentsReadModel } from '../../src/handlers/factories/payments-read-model.js';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
@@ -18,6 +18,8 @@ import { localLambdaContext } from '../local/lambda-context.js';
 import type { LocalPaymentsStack } from '../local/payments-stack.js';
 import { TelemetryCapture, type AttemptLine } from './capture.js';
 import { Narrator } from './narrator.js';
+import { outboxDispatcher } from '../../src/outbox/index.js';
+import { type Journal } from '../../src/entries/journal.js';
 
 /** Lease of the demo's payment attempts: short, so a crashed attempt is taken over within seconds. */
 export const DEMO_LEASE_MS = 1_500;

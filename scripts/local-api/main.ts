@@ -8,7 +8,7 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DynamoDBJournal, outboxDispatcher } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createPaymentHandler } from '../../src/handlers/factories/create-payment.js';
 import { createRefundHandler } from '../../src/handlers/factories/create-refund.js';
 import { getPaymentHandler } from '../../src/handlers/factories/get-payment.js';
@@ -19,6 +19,7 @@ import { Shutdown, StoppingError } from '../local/shutdown.js';
 import { EventSourceMapping } from '../local/sqs-queues.js';
 import type { Route } from './router.js';
 import { serveRoutes } from './server.js';
+import { outboxDispatcher } from '../../src/outbox/index.js';
 
 const RELAY_INTERVAL_MS = 500;
 

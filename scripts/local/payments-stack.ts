@@ -2,13 +2,14 @@ import { DynamoDBClient, PutItemCommand, UpdateTimeToLiveCommand } from '@aws-sd
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/index.js';
+
 import { ExampleTableKey } from '../../src/handlers/service-config.js';
 import { startDynamoDBLocal, type DynamoDBLocal } from '../../src/testing/index.js';
 import { startSqsLocal, type SqsLocal } from './sqs-local.mjs';
 import { createQueue, type LocalQueue } from './sqs-queues.js';
 import { StreamPoller } from './stream-poller.js';
 import { createStringKeyTable } from './tables.js';
+import { PARTITION_KEY, TTL_ATTRIBUTE } from '../../src/entries/journal.js';
 
 /** The example payments service's storage and queue, running on this machine. */
 export interface LocalPaymentsStack {

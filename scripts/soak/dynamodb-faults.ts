@@ -1,5 +1,6 @@
 import { ProvisionedThroughputExceededException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { journalOperationOf, RecordPrefix, type JournalOperation } from '../../src/index.js';
+
+import { type JournalOperation, journalOperationOf, RecordPrefix } from '../../src/entries/journal.js';
 
 /** Where a handler process is killed: after its reservation landed, or after `beginEffect` (before or after the rail call). */
 export type KillPoint = 'after-reserve' | 'after-begin-effect' | 'after-charge';

@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { requestPk } from '../../src/index.js';
+
 import { PaymentsOperation } from '../../src/handlers/service-config.js';
 import type { Route } from '../local-api/router.js';
 import type { FiredFaults } from './dynamodb-faults.js';
 import type { FaultPlanner, HandedFaults } from './fault-schedule.js';
 import type { RunRecord } from './run-record.js';
 import type { WorkerPool } from './worker-pool.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** The tenant of every local caller (no authorizer), as the example's handlers scope it. */
 const LOCAL_TENANT = '-';

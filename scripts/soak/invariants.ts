@@ -1,9 +1,10 @@
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runCli } from '../../src/cli/index.js';
 import { PaymentsEventType, ORDER_EVENTS_CONSUMER } from '../../src/handlers/service-config.js';
-import { keyScopeOf, messagePk, RecordPrefix, RecordStatus } from '../../src/index.js';
+import { RecordStatus } from '../../src/index.js';
 import { createHash } from 'node:crypto';
 import type { Exchange } from './run-record.js';
+import { keyScopeOf, RecordPrefix, messagePk } from '../../src/entries/journal.js';
 
 /** The invariants the run is judged by, in report order. */
 export const INVARIANTS = [

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoDBJournal, outboxDispatcher, RecordPrefix } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
 import { localLambdaContext } from '../local/lambda-context.js';
 import type { LocalPaymentsStack } from '../local/payments-stack.js';
@@ -10,6 +10,8 @@ import { seededRandom } from '../retry-storm/seeded-random.js';
 import { addDynamoDBFaults, noFaultsFired, type CallFaults } from './dynamodb-faults.js';
 import type { FaultPlanner } from './fault-schedule.js';
 import type { RunRecord } from './run-record.js';
+import { outboxDispatcher } from '../../src/outbox/index.js';
+import { RecordPrefix } from '../../src/entries/journal.js';
 
 /** Options of {@link SoakRelay}. */
 export interface SoakRelayOptions {

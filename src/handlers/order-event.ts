@@ -1,5 +1,6 @@
-import type { OutboxMessage } from '../index.js';
+
 import type { OrderItem } from './payment-request.js';
+import { type OutboxMessage } from '../outbox/index.js';
 
 /** The detail of an `order.confirmed` event. */
 export interface OrderConfirmedDetail {

@@ -1,8 +1,9 @@
 import { runCli } from '../../src/cli/index.js';
-import { DynamoDBJournal, requestPk } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 async function cli(...args: string[]) {
   const lines: string[] = [];

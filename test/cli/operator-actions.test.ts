@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@smithy/core/client';
 import { OPERATOR_ACTIONS } from '../../lib/journal-table.js';
 import { runCli } from '../../src/cli/index.js';
-import { DynamoDBJournal, requestPk } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** `dynamodb:<Action>` of every DynamoDB command sent while `body` runs (document client commands too). */
 async function actionsCalledBy(body: () => Promise<void>): Promise<Set<string>> {

@@ -1,15 +1,9 @@
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  DynamoDBJournal,
-  RecordStatus,
-  idempotencyOf,
-  requestPk,
-  uniquePk,
-  type TransactItem,
-} from '../../src/index.js';
+import { DynamoDBJournal, RecordStatus, idempotencyOf, type TransactItem } from '../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
 import { guard } from '../http/guarded-handler.js';
+import { requestPk, uniquePk } from '../../src/entries/journal.js';
 
 describe('atomic completion on DynamoDB Local', () => {
   const client = localClient();

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { DynamoDBJournal, requestPk } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { runCli } from '../../src/cli/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
 import { guard } from '../http/guarded-handler.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 const LEASE_MS = 800;
 const TSX = join(__dirname, '../../node_modules/.bin/tsx');

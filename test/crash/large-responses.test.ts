@@ -1,9 +1,10 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { DynamoDBJournal, MemoryJournal, makeIdempotent, requestPk } from '../../src/index.js';
+import { DynamoDBJournal, MemoryJournal, makeIdempotent } from '../../src/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
 import { guard } from '../http/guarded-handler.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 describe('large responses on DynamoDB Local', () => {
   const client = localClient();

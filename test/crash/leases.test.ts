@@ -1,15 +1,9 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  DynamoDBJournal,
-  LeaseLostError,
-  RecordStatus,
-  idempotencyOf,
-  makeIdempotent,
-  requestPk,
-} from '../../src/index.js';
+import { DynamoDBJournal, LeaseLostError, RecordStatus, idempotencyOf, makeIdempotent } from '../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent } from '../support/lambda.js';
 import { guard } from '../http/guarded-handler.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,10 +3,11 @@ import express, { type Express } from 'express';
 import { createServer } from 'node:http';
 import serverless from 'serverless-http';
 import { idempotency, idempotencyOf, type ExpressIdempotencyOptions } from '../../src/entries/express.js';
-import { requestPk, type DynamoDBJournal } from '../../src/index.js';
+import { type DynamoDBJournal } from '../../src/index.js';
 import { dynamoJournal } from '../support/dynamodb.js';
 import { describeDoor, type LambdaHandler, type Served } from './support/door-suite.js';
 import type { PaymentsBehaviour } from './support/payments-behaviour.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** The payments app on Express: the guard on the route, before the JSON body parser. */
 function paymentsApp(

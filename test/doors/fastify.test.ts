@@ -1,10 +1,11 @@
 import awsLambdaFastify from '@fastify/aws-lambda';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { idempotency, idempotencyOf, type FastifyIdempotencyOptions } from '../../src/entries/fastify.js';
-import { requestPk, type DynamoDBJournal } from '../../src/index.js';
+import { type DynamoDBJournal } from '../../src/index.js';
 import { dynamoJournal } from '../support/dynamodb.js';
 import { describeDoor, type LambdaHandler, type Served } from './support/door-suite.js';
 import type { PaymentsBehaviour } from './support/payments-behaviour.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** The payments app on Fastify: the plugin registered before the routes. */
 function paymentsApp(

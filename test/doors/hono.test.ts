@@ -4,10 +4,11 @@ import { handle } from 'hono/aws-lambda';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { idempotency, idempotencyOf, type HonoIdempotencyOptions } from '../../src/entries/hono.js';
-import { requestPk, type DynamoDBJournal } from '../../src/index.js';
+import { type DynamoDBJournal } from '../../src/index.js';
 import { dynamoJournal } from '../support/dynamodb.js';
 import { describeDoor, type LambdaHandler, type Served } from './support/door-suite.js';
 import type { PaymentsBehaviour } from './support/payments-behaviour.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** The payments app on Hono: the guard on the route. */
 function paymentsApp(

@@ -2,18 +2,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { PutItemCommand, ResourceNotFoundException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
-import {
-  RecordStatus,
-  StagedWriteError,
-  httpIdempotency,
-  idempotencyOf,
-  makeIdempotent,
-  messagePk,
-} from '../../src/index.js';
+import { RecordStatus, StagedWriteError, httpIdempotency, idempotencyOf, makeIdempotent } from '../../src/index.js';
 import { createTable } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { sqsRecord } from '../support/sqs.js';
 import { localJournal } from '../sqs/consumer-fixtures.js';
+import { messagePk } from '../../src/entries/journal.js';
 
 /** An `order.confirmed` message as the outbox dispatcher sends it. */
 function orderConfirmed(eventId: string) {

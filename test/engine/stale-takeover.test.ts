@@ -1,13 +1,6 @@
-import {
-  DynamoDBJournal,
-  NeedsReviewError,
-  RecordStatus,
-  fingerprintOf,
-  makeIdempotent,
-  type IdempotencyScope,
-  type TakeOverRequest,
-} from '../../src/index.js';
+import { DynamoDBJournal, NeedsReviewError, RecordStatus, fingerprintOf, makeIdempotent, type IdempotencyScope } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
+import { type TakeOverRequest } from '../../src/entries/journal.js';
 
 const PK = 'req#-#op#k';
 const INPUT = { id: 'k' };

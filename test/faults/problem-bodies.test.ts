@@ -1,9 +1,10 @@
 import { PutCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
-import { DynamoDBJournal, httpIdempotency, requestPk, type HttpIdempotencyOptions } from '../../src/index.js';
+import { DynamoDBJournal, httpIdempotency, type HttpIdempotencyOptions } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { DENIED_ACCOUNT_ID, injectFault } from './support/fault-injection.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 /** A logger that keeps the guard's log lines, so a test can see what reached the log and not the caller. */
 function keptLog() {

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { DynamoDBJournal, MemoryJournal, type Journal } from '../../src/index.js';
+import { DynamoDBJournal, MemoryJournal } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 import { propertyParameters } from '../property/support/fast-check-parameters.js';
 import { anyString } from './support/generators.js';
 import { guardedCounter, isReplayOf, type PlannedResponse } from './support/http-harness.js';
+import { type Journal } from '../../src/entries/journal.js';
 
 /** Stored status codes (2xx–4xx but 408 and 429) with bodies of any UTF-16 text, past the compression threshold too, or bytes. */
 const plannedResponse: fc.Arbitrary<PlannedResponse> = fc

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { httpIdempotency, type HttpIdempotencyOptions, type Journal } from '../../src/index.js';
+import { httpIdempotency, type HttpIdempotencyOptions } from '../../src/index.js';
 import { lambdaContext } from '../support/lambda.js';
+import { type Journal } from '../../src/entries/journal.js';
 
 /** A payments-like handler that counts its executions and answers 201 with a Location. */
 export function countingHandler() {

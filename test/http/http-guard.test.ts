@@ -1,4 +1,4 @@
-import { MemoryJournal, type Journal } from '../../src/index.js';
+import { MemoryJournal } from '../../src/index.js';
 import {
   HttpGuard,
   OversizedResponse,
@@ -7,6 +7,7 @@ import {
   type HttpGuardRequest,
   type HttpResponse,
 } from '../../src/http/index.js';
+import { type Journal } from '../../src/entries/journal.js';
 
 /** A guard with no framework and no Lambda: what every door is a translation onto. */
 function plainGuard(journal: Journal, options: Partial<HttpGuardOptions> = {}) {

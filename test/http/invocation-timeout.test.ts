@@ -4,9 +4,10 @@
  * must stay held under its lease: a retry meets 409, not a second run.
  */
 import middy from '@middy/core';
-import { httpIdempotency, idempotencyOf, makeIdempotent, RecordStatus, requestPk } from '../../src/index.js';
+import { httpIdempotency, idempotencyOf, makeIdempotent, RecordStatus } from '../../src/index.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { dynamoJournal } from '../support/dynamodb.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 const body = { amount: 1250, currency: 'EUR' };
 

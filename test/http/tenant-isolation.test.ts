@@ -7,17 +7,10 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSEvent } from 'aws-lambda';
-import {
-  httpIdempotency,
-  idempotencyOf,
-  keyScopeOf,
-  makeIdempotent,
-  requestPk,
-  messagePk,
-  sqsConsumer,
-} from '../../src/index.js';
+import { httpIdempotency, idempotencyOf, makeIdempotent, sqsConsumer } from '../../src/index.js';
 import { dynamoJournal } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
+import { requestPk, keyScopeOf, messagePk } from '../../src/entries/journal.js';
 
 const quiet = { logger: { info: () => undefined, error: () => undefined } as never };
 

@@ -1,5 +1,6 @@
-import { DynamoDBJournal, MemoryJournal, type Journal } from '../../src/index.js';
+import { DynamoDBJournal, MemoryJournal } from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
+import { type Journal } from '../../src/entries/journal.js';
 
 const START_MS = Date.UTC(2026, 11, 1, 10, 0, 0);
 const EXECUTION_A = 'arn:aws:lambda:us-east-1:123456789012:function:fulfil:$LATEST/durable-execution/a/1';

@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, RecordAttribute, RecordStatus } from '../../src/index.js';
+import { DynamoDBJournal, RecordStatus } from '../../src/index.js';
 import { journalOperationOf, type JournalOperation } from '../../src/journal/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
+import { RecordAttribute } from '../../src/entries/journal.js';
 
 describe('DynamoDBJournal clients', () => {
   it('works the same through a DocumentClient built on the base client', async () => {

@@ -5,11 +5,12 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBJournal, makeIdempotent, MetricName, PayloadMismatchError, requestPk } from '../../src/index.js';
+import { DynamoDBJournal, makeIdempotent, MetricName, PayloadMismatchError } from '../../src/index.js';
 import { fromPowertools, type PowertoolsMigrationOptions } from '../../src/entries/migration.js';
 import { guard } from '../http/guarded-handler.js';
 import { countCalls, createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 const KEY_PATH = 'powertools_json(body).orderId';
 const VALIDATION_PATH = 'powertools_json(body).[amount, currency]';

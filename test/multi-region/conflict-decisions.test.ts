@@ -1,14 +1,9 @@
-import {
-  JournalUnavailableError,
-  RecordUnreadableError,
-  UniqueConflictError,
-  requestPk,
-  uniquePk,
-} from '../../src/index.js';
+import { JournalUnavailableError, RecordUnreadableError, UniqueConflictError } from '../../src/index.js';
 import { PutItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
 import { REPLICATED_CONFLICT_RETRY } from '../../src/entries/multi-region.js';
+import { requestPk, uniquePk } from '../../src/entries/journal.js';
 
 /**
  * A multi-Region write whose cross-Region conflicts outlast the bound is decided on the item read

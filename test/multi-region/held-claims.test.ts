@@ -1,14 +1,8 @@
 import { ReplicatedWriteConflictException } from '@aws-sdk/client-dynamodb';
-import {
-  idempotencyOf,
-  journalOperationOf,
-  makeIdempotent,
-  RecordPrefix,
-  UniqueConflictError,
-  type MetricsSink,
-} from '../../src/index.js';
+import { idempotencyOf, makeIdempotent, UniqueConflictError, type MetricsSink } from '../../src/index.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
 import { journalSweeper } from '../../src/entries/multi-region.js';
+import { journalOperationOf, RecordPrefix } from '../../src/entries/journal.js';
 
 /**
  * A refund holds `refund:<paymentId>` (`holdUnique`) before it moves money. On a multi-Region

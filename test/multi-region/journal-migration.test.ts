@@ -1,21 +1,9 @@
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBJournal,
-  idempotencyOf,
-  InProgressError,
-  InvalidOptionsError,
-  journalOperationOf,
-  JournalUnavailableError,
-  LeaseLostError,
-  makeIdempotent,
-  NeedsReviewError,
-  PayloadMismatchError,
-  RecordStatus,
-  requestPk,
-} from '../../src/index.js';
+import { DynamoDBJournal, idempotencyOf, InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, makeIdempotent, NeedsReviewError, PayloadMismatchError, RecordStatus } from '../../src/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
 import { applyMrscProfile } from './support/mrsc-profile.js';
 import { strongConsistency } from '../../src/entries/multi-region.js';
+import { journalOperationOf, requestPk } from '../../src/entries/journal.js';
 
 /**
  * Moving from a single-Region journal to a multi-Region (MRSC) one with `migrateFrom`, on

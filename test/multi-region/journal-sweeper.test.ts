@@ -1,9 +1,10 @@
 import { GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { journalOperationOf, MetricName, requestPk, type MetricsSink } from '../../src/index.js';
+import { MetricName, type MetricsSink } from '../../src/index.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
 import { journalSweeper, REPLICATED_CONFLICT_RETRY } from '../../src/entries/multi-region.js';
+import { journalOperationOf, requestPk } from '../../src/entries/journal.js';
 
 const recordingMetrics = (seen: Array<[string, number]>): MetricsSink =>
   ({

@@ -1,20 +1,14 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
-import {
-  httpIdempotency,
-  idempotencyOf,
-  makeIdempotent,
-  OutboxTooLargeError,
-  requestPk,
-  type HttpResponse,
-} from '../../src/index.js';
+import { httpIdempotency, idempotencyOf, makeIdempotent, OutboxTooLargeError, type HttpResponse } from '../../src/index.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, outboxDispatcher } from '../../src/outbox/index.js';
 import { localStreamPoller } from '../support/streams.js';
 import { createQueue, localSqsClient, receiveExactly } from '../support/sqs.js';
 import { mrscRegions, type Region } from './support/mrsc-profile.js';
 import { OUTBOX_IN_RECORD_MAX_BYTES } from '../../src/entries/multi-region.js';
+import { requestPk } from '../../src/entries/journal.js';
 
 const quiet = { info: () => undefined, error: () => undefined } as never;
 

@@ -8,11 +8,13 @@ import type { Exchange } from '../../scripts/soak/run-record.js';
 import { createPaymentHandler } from '../../src/handlers/factories/create-payment.js';
 import { createRefundHandler } from '../../src/handlers/factories/create-refund.js';
 import { createOrderEventsConsumer } from '../../src/handlers/factories/order-events-consumer.js';
-import { DynamoDBJournal, messagePk, outboxDispatcher, requestPk } from '../../src/index.js';
+import { DynamoDBJournal } from '../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { lambdaContext } from '../support/lambda.js';
 import { createQueue, EventSourceMapping, localSqsClient } from '../support/sqs.js';
 import { localStreamPoller } from '../support/streams.js';
+import { outboxDispatcher } from '../../src/outbox/index.js';
+import { requestPk, messagePk } from '../../src/entries/journal.js';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 

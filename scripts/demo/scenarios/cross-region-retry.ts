@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DynamoDBJournal, idempotencyOf, MetricName, newIdempotencyKey } from '../../../src/index.js';
+import { DynamoDBJournal, idempotencyOf, MetricName } from '../../../src/index.js';
 import { guardedRoute } from '../../../src/handlers/factories/guarded-route.js';
 import { json, jsonBody, problem } from '../../../src/handlers/http-responses.js';
 import { parsePaymentRequest } from '../../../src/handlers/payment-request.js';
@@ -10,6 +10,7 @@ import { localLambdaContext } from '../../local/lambda-context.js';
 import { createStringKeyTable } from '../../local/tables.js';
 import { DEMO_LEASE_MS, type DemoContext } from '../demo-context.js';
 import { strongConsistency } from '../../../src/entries/multi-region.js';
+import { newIdempotencyKey } from '../../../src/client/index.js';
 
 const REGIONS = ['us-east-1', 'us-west-2'] as const;
 const TRANSACTIONS = ['TransactWriteItemsCommand', 'TransactGetItemsCommand'];

@@ -1,6 +1,8 @@
-import { newIdempotencyKey, requestPk, type Journal } from '../../../src/index.js';
+
 import { PaymentsOperation } from '../../../src/handlers/service-config.js';
 import { DEMO_LEASE_MS, sleep, type DemoContext } from '../demo-context.js';
+import { type Journal, requestPk } from '../../../src/entries/journal.js';
+import { newIdempotencyKey } from '../../../src/client/index.js';
 
 const order = (orderId: string, quantity: number) => ({
   amount: 1999 * quantity,

@@ -3,12 +3,13 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { newIdempotencyKey } from '../../../src/index.js';
+
 import { fromPowertools } from '../../../src/entries/migration.js';
 import { createPaymentHandler } from '../../../src/handlers/factories/create-payment.js';
 import { localLambdaContext } from '../../local/lambda-context.js';
 import { createStringKeyTable } from '../../local/tables.js';
 import { DEMO_LEASE_MS, type DemoContext } from '../demo-context.js';
+import { newIdempotencyKey } from '../../../src/client/index.js';
 
 const FUNCTION_NAME = 'create-payment';
 /** How the function's Powertools idempotency was configured before the deploy. */

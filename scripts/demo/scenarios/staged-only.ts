@@ -1,11 +1,12 @@
 import middy from '@middy/core';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { httpIdempotency, idempotencyOf, newIdempotencyKey } from '../../../src/index.js';
+import { httpIdempotency, idempotencyOf } from '../../../src/index.js';
 import { json, jsonBody } from '../../../src/handlers/http-responses.js';
 import { ExampleTableKey } from '../../../src/handlers/service-config.js';
 import { localLambdaContext } from '../../local/lambda-context.js';
 import type { DemoContext } from '../demo-context.js';
+import { newIdempotencyKey } from '../../../src/client/index.js';
 
 const OPERATION = 'POST /transfers';
 

@@ -1,7 +1,8 @@
-import { fromMessageAttribute, idempotencyOf, OUTBOX_EVENT_ID_ATTRIBUTE, sqsConsumer } from '../../index.js';
+import { fromMessageAttribute, idempotencyOf, sqsConsumer } from '../../index.js';
 import type { AnyJournal, ExampleGuardOptions } from '../wiring.js';
 import { orderConfirmedDetail, parseOutboxMessage } from '../order-event.js';
 import { ExampleTableKey, ORDER_EVENTS_CONSUMER, PaymentsEventType } from '../service-config.js';
+import { OUTBOX_EVENT_ID_ATTRIBUTE } from '../../outbox/index.js';
 
 /** What the order-events consumer needs. */
 export interface OrderEventsConsumerDependencies {

@@ -1,6 +1,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { IdemkitEnvironment, outboxDispatcher } from '../../index.js';
+import { IdemkitEnvironment } from '../../index.js';
+import { outboxDispatcher } from '../../outbox/index.js';
 
 /**
  * The outbox dispatcher of the example service, sending to the queue named by

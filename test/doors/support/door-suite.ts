@@ -1,10 +1,11 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { httpIdempotency, requestPk, type DynamoDBJournal } from '../../../src/index.js';
+import { httpIdempotency, type DynamoDBJournal } from '../../../src/index.js';
 import type { HttpGuardOptions } from '../../../src/http/index.js';
 import { httpApiEvent, lambdaContext, restApiEvent } from '../../../src/testing/index.js';
 import { dynamoJournal } from '../../support/dynamodb.js';
 import { BINARY_BODY, PaymentsBehaviour } from './payments-behaviour.js';
+import { requestPk } from '../../../src/entries/journal.js';
 
 /** An app served on 127.0.0.1. */
 export interface Served {

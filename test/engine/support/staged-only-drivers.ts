@@ -2,24 +2,11 @@ import middy from '@middy/core';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import {
-  DynamoDBJournal,
-  fromBodyField,
-  httpIdempotency,
-  idempotencyOf,
-  IdempotencyError,
-  makeIdempotent,
-  messagePk,
-  requestPk,
-  sqsConsumer,
-  type GuardOptions,
-  type IdempotencyScope,
-  type LogSink,
-  type MetricsSink,
-} from '../../../src/index.js';
+import { DynamoDBJournal, fromBodyField, httpIdempotency, idempotencyOf, IdempotencyError, makeIdempotent, sqsConsumer, type GuardOptions, type IdempotencyScope, type LogSink, type MetricsSink } from '../../../src/index.js';
 import { countCalls, createJournalTable, createTable, localClient } from '../../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../../support/lambda.js';
 import { sqsRecord } from '../../support/sqs.js';
+import { messagePk, requestPk } from '../../../src/entries/journal.js';
 
 /** The three entry points, each translating its own event into one staged-only attempt. */
 export const ENTRY_POINTS = ['http', 'function', 'sqs'] as const;

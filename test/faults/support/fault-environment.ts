@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBJournal, requestPk } from '../../../src/index.js';
+import { DynamoDBJournal } from '../../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../../support/dynamodb.js';
 import { injectFault, type Fault, type FaultHandle, type JournalCall } from './fault-injection.js';
 import {
@@ -10,6 +10,7 @@ import {
   type PaymentBehaviour,
   type PaymentTables,
 } from './payment-fixture.js';
+import { requestPk } from '../../../src/entries/journal.js';
 
 /** Short leases keep the fault suites fast: a retry after `LEASE_MS` meets an expired lease. */
 export const LEASE_MS = 800;

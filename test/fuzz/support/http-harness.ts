@@ -1,5 +1,6 @@
 import middy from '@middy/core';
-import { httpIdempotency, idempotencyOf, MemoryJournal, type Journal } from '../../../src/index.js';
+import { httpIdempotency, idempotencyOf, MemoryJournal } from '../../../src/index.js';
+import { type Journal } from '../../../src/entries/journal.js';
 
 /** What the handler answers; `body` may be any string, lone surrogates included. */
 export interface PlannedResponse {

@@ -1,7 +1,8 @@
-import { MemoryJournal, type Journal } from '../../../src/index.js';
+import { MemoryJournal } from '../../../src/index.js';
 import { journalConformance, type CreateJournal } from '../../../src/journal/conformance/index.js';
 import * as broken from './support/broken-journals.js';
 import { collectingRunner, failedNames, type CaseOutcome } from './support/collecting-runner.js';
+import { type Journal } from '../../../src/entries/journal.js';
 
 /*
  * The conformance suite can fail, and fails where it should: run through a runner that records

@@ -1,6 +1,7 @@
-import { InvalidOptionsError, MemoryJournal, type Journal } from '../../../src/index.js';
+import { InvalidOptionsError, MemoryJournal } from '../../../src/index.js';
 import { journalConformance, type JournalConformanceOptions } from '../../../src/journal/conformance/index.js';
 import { collectingRunner, failedNames } from './support/collecting-runner.js';
+import { type Journal } from '../../../src/entries/journal.js';
 
 /*
  * How journalConformance registers its cases and builds journals: groups by the journal's

@@ -1,7 +1,8 @@
 import { ReplicatedWriteConflictException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBJournal, journalOperationOf, type JournalOperation } from '../../../src/index.js';
+import { DynamoDBJournal } from '../../../src/index.js';
 import { createJournalTable, localClient } from '../../support/dynamodb.js';
 import { strongConsistency } from '../../../src/entries/multi-region.js';
+import { journalOperationOf, type JournalOperation } from '../../../src/entries/journal.js';
 
 /**
  * The "MRSC profile" over DynamoDB Local, which has no global tables: client middleware that

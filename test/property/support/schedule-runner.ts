@@ -1,16 +1,8 @@
 import middy from '@middy/core';
 import type fc from 'fast-check';
-import {
-  fingerprintOf,
-  httpIdempotency,
-  idempotencyOf,
-  RecordStatus,
-  requestPk,
-  type Journal,
-  type JournalRecord,
-  type RecoveryDecision,
-} from '../../../src/index.js';
+import { fingerprintOf, httpIdempotency, idempotencyOf, RecordStatus, type JournalRecord, type RecoveryDecision } from '../../../src/index.js';
 import { KEY_COUNT, LEASE_MS, type AttemptPlan, type Schedule } from './schedule-model.js';
+import { requestPk, type Journal } from '../../../src/entries/journal.js';
 
 /** The journal under test and where its committed staged writes can be read back. */
 export interface World {

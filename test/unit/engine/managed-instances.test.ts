@@ -1,14 +1,8 @@
 import middy from '@middy/core';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
-import {
-  httpIdempotency,
-  idempotencyOf,
-  MEMORY_JOURNAL_TABLE,
-  MemoryJournal,
-  type LogSink,
-  type MetricsSink,
-} from '../../../src/index.js';
+import { httpIdempotency, idempotencyOf, MemoryJournal, type LogSink, type MetricsSink } from '../../../src/index.js';
 import { httpApiEvent, lambdaContext } from '../../../src/testing/index.js';
+import { MEMORY_JOURNAL_TABLE } from '../../../src/entries/journal.js';
 
 /*
  * Lambda Managed Instances run many invocations at once in one process: one middleware instance,

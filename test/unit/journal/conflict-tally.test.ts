@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { makeIdempotent, MemoryJournal, type Journal } from '../../../src/index.js';
+import { makeIdempotent, MemoryJournal } from '../../../src/index.js';
+import { type Journal } from '../../../src/entries/journal.js';
 
 /**
  * The cross-Region conflict tally runs each journal call inside `AsyncLocalStorage.run`, whose first

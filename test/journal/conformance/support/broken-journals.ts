@@ -1,16 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  JournalUnavailableError,
-  LeaseLostError,
-  MemoryJournal,
-  MEMORY_JOURNAL_TABLE,
-  MultiRegionUnsupportedError,
-  RecordStatus,
-  uniquePk,
-  type Journal,
-  type JournalRecord,
-  type MemoryJournalOptions,
-} from '../../../../src/index.js';
+import { JournalUnavailableError, LeaseLostError, MemoryJournal, MultiRegionUnsupportedError, RecordStatus, type JournalRecord, type MemoryJournalOptions } from '../../../../src/index.js';
 import { JournalGuard } from '../../../../src/journal/index.js';
 import type {
   Completion,
@@ -21,6 +10,7 @@ import type {
   TakeOverRequest,
   UniqueHold,
 } from '../../../../src/journal/index.js';
+import { uniquePk, type Journal, MEMORY_JOURNAL_TABLE } from '../../../../src/entries/journal.js';
 
 /**
  * Journals that break one rule of the journal contract each, built on `MemoryJournal`: the
