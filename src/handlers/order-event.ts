@@ -1,4 +1,3 @@
-
 import type { OrderItem } from './payment-request.js';
 import { type OutboxMessage } from '../outbox/index.js';
 

@@ -605,7 +605,12 @@ function isOwnCompletion(error: unknown, leaseToken: string): boolean {
 function readMultiRegionMode(value: unknown): MultiRegionMode | undefined {
   if (value === undefined) return undefined;
   const mode = value as Partial<MultiRegionMode> | null;
-  if (typeof mode === 'object' && mode !== null && mode.consistency === 'strong' && typeof mode.itemCalls === 'function')
+  if (
+    typeof mode === 'object' &&
+    mode !== null &&
+    mode.consistency === 'strong' &&
+    typeof mode.itemCalls === 'function'
+  )
     return mode as MultiRegionMode;
   throw new InvalidOptionsError(
     value === 'strong'

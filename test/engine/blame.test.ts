@@ -6,7 +6,17 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
-import { DynamoDBJournal, httpIdempotency, idempotencyOf, JournalUnavailableError, makeIdempotent, MetricName, StagedWriteError, type HttpIdempotencyOptions, type HttpResponse } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  httpIdempotency,
+  idempotencyOf,
+  JournalUnavailableError,
+  makeIdempotent,
+  MetricName,
+  StagedWriteError,
+  type HttpIdempotencyOptions,
+  type HttpResponse,
+} from '../../src/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { metricCounter } from '../sqs/consumer-fixtures.js';

@@ -5,7 +5,15 @@
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
-import { DynamoDBJournal, httpIdempotency, idempotencyOf, makeIdempotent, MetricName, UniqueConflictError, type HttpResponse } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  MetricName,
+  UniqueConflictError,
+  type HttpResponse,
+} from '../../src/index.js';
 import { dynamoJournal } from '../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { metricCounter } from '../sqs/consumer-fixtures.js';

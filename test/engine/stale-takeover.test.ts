@@ -1,4 +1,11 @@
-import { DynamoDBJournal, NeedsReviewError, RecordStatus, fingerprintOf, makeIdempotent, type IdempotencyScope } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  NeedsReviewError,
+  RecordStatus,
+  fingerprintOf,
+  makeIdempotent,
+  type IdempotencyScope,
+} from '../../src/index.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';
 import { type TakeOverRequest } from '../../src/entries/journal.js';
 

@@ -9,7 +9,16 @@ import { PutItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { gzipSync } from 'node:zlib';
 import type { SQSEvent } from 'aws-lambda';
-import { DynamoDBJournal, fingerprintOf, httpIdempotency, makeIdempotent, MetricName, RecordUnreadableError, sqsConsumer, type HttpResponse } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  fingerprintOf,
+  httpIdempotency,
+  makeIdempotent,
+  MetricName,
+  RecordUnreadableError,
+  sqsConsumer,
+  type HttpResponse,
+} from '../../src/index.js';
 import { defaultRequestFingerprint } from '../../src/http/request-fingerprint.js';
 import { viewHttpEvent } from '../../src/http/http-event.js';
 import { sha256Hex } from '../../src/core/index.js';

@@ -1,6 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBJournal, LeaseLostError, MemoryJournal, NotResolvableError, RecordStatus, ResponseTooLargeError, UniqueConflictError, WriteConflictError } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  LeaseLostError,
+  MemoryJournal,
+  NotResolvableError,
+  RecordStatus,
+  ResponseTooLargeError,
+  UniqueConflictError,
+  WriteConflictError,
+} from '../../src/index.js';
 import type { CompletionWrites } from '../../src/journal/index.js';
 import { createJournalTable, createTable, localClient } from '../support/dynamodb.js';
 import { outboxPk, uniquePk, type Journal, MEMORY_JOURNAL_TABLE } from '../../src/entries/journal.js';

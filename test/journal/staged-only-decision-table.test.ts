@@ -9,7 +9,13 @@
 import middy from '@middy/core';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { DynamoDBJournal, fingerprintOf, httpIdempotency, type HttpIdempotencyOptions, type HttpResponse } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  fingerprintOf,
+  httpIdempotency,
+  type HttpIdempotencyOptions,
+  type HttpResponse,
+} from '../../src/index.js';
 import { defaultRequestFingerprint } from '../../src/http/request-fingerprint.js';
 import { viewHttpEvent } from '../../src/http/http-event.js';
 import { createJournalTable, localClient } from '../support/dynamodb.js';

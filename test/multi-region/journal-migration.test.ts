@@ -1,5 +1,16 @@
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBJournal, idempotencyOf, InProgressError, InvalidOptionsError, JournalUnavailableError, LeaseLostError, makeIdempotent, NeedsReviewError, PayloadMismatchError, RecordStatus } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  idempotencyOf,
+  InProgressError,
+  InvalidOptionsError,
+  JournalUnavailableError,
+  LeaseLostError,
+  makeIdempotent,
+  NeedsReviewError,
+  PayloadMismatchError,
+  RecordStatus,
+} from '../../src/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
 import { applyMrscProfile } from './support/mrsc-profile.js';
 import { strongConsistency } from '../../src/entries/multi-region.js';

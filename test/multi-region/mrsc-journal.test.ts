@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBJournal, idempotencyOf, InProgressError, JournalUnavailableError, LeaseLostError, makeIdempotent, MetricName, MultiRegionUnsupportedError, RecordStatus, type MetricsSink } from '../../src/index.js';
+import {
+  DynamoDBJournal,
+  idempotencyOf,
+  InProgressError,
+  JournalUnavailableError,
+  LeaseLostError,
+  makeIdempotent,
+  MetricName,
+  MultiRegionUnsupportedError,
+  RecordStatus,
+  type MetricsSink,
+} from '../../src/index.js';
 import { localClient } from '../support/dynamodb.js';
 import { applyMrscProfile, mrscRegions, type Region } from './support/mrsc-profile.js';
 import { REPLICATED_CONFLICT_RETRY } from '../../src/entries/multi-region.js';

@@ -1,7 +1,13 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
-import { httpIdempotency, idempotencyOf, makeIdempotent, OutboxTooLargeError, type HttpResponse } from '../../src/index.js';
+import {
+  httpIdempotency,
+  idempotencyOf,
+  makeIdempotent,
+  OutboxTooLargeError,
+  type HttpResponse,
+} from '../../src/index.js';
 import { httpEvent, lambdaContext } from '../support/lambda.js';
 import { OUTBOX_EVENT_ID_ATTRIBUTE, outboxDispatcher } from '../../src/outbox/index.js';
 import { localStreamPoller } from '../support/streams.js';

@@ -1,4 +1,3 @@
-
 import { PaymentsOperation } from '../../../src/handlers/service-config.js';
 import { DEMO_LEASE_MS, sleep, type DemoContext } from '../demo-context.js';
 import { type Journal, requestPk } from '../../../src/entries/journal.js';

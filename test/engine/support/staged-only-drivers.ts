@@ -2,7 +2,19 @@ import middy from '@middy/core';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { DynamoDBJournal, fromBodyField, httpIdempotency, idempotencyOf, IdempotencyError, makeIdempotent, sqsConsumer, type GuardOptions, type IdempotencyScope, type LogSink, type MetricsSink } from '../../../src/index.js';
+import {
+  DynamoDBJournal,
+  fromBodyField,
+  httpIdempotency,
+  idempotencyOf,
+  IdempotencyError,
+  makeIdempotent,
+  sqsConsumer,
+  type GuardOptions,
+  type IdempotencyScope,
+  type LogSink,
+  type MetricsSink,
+} from '../../../src/index.js';
 import { countCalls, createJournalTable, createTable, localClient } from '../../support/dynamodb.js';
 import { httpEvent, lambdaContext } from '../../support/lambda.js';
 import { sqsRecord } from '../../support/sqs.js';

@@ -1,6 +1,13 @@
 import middy from '@middy/core';
 import type fc from 'fast-check';
-import { fingerprintOf, httpIdempotency, idempotencyOf, RecordStatus, type JournalRecord, type RecoveryDecision } from '../../../src/index.js';
+import {
+  fingerprintOf,
+  httpIdempotency,
+  idempotencyOf,
+  RecordStatus,
+  type JournalRecord,
+  type RecoveryDecision,
+} from '../../../src/index.js';
 import { KEY_COUNT, LEASE_MS, type AttemptPlan, type Schedule } from './schedule-model.js';
 import { requestPk, type Journal } from '../../../src/entries/journal.js';
 

@@ -2,7 +2,14 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
-import { defaultHttpFingerprint, fingerprintOf, httpIdempotency, makeIdempotent, MemoryJournal, NO_TENANT } from '../../../src/index.js';
+import {
+  defaultHttpFingerprint,
+  fingerprintOf,
+  httpIdempotency,
+  makeIdempotent,
+  MemoryJournal,
+  NO_TENANT,
+} from '../../../src/index.js';
 import { requestPk } from '../../../src/entries/journal.js';
 
 // The fingerprint is stored with every record and compared on every retry: if its form changes,

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { JournalUnavailableError, LeaseLostError, MemoryJournal, MultiRegionUnsupportedError, RecordStatus, type JournalRecord, type MemoryJournalOptions } from '../../../../src/index.js';
+import {
+  JournalUnavailableError,
+  LeaseLostError,
+  MemoryJournal,
+  MultiRegionUnsupportedError,
+  RecordStatus,
+  type JournalRecord,
+  type MemoryJournalOptions,
+} from '../../../../src/index.js';
 import { JournalGuard } from '../../../../src/journal/index.js';
 import type {
   Completion,
