@@ -3,11 +3,15 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { exampleHandlerEntry } from '../../lib/example/handler-entry.js';
 
 /**
- * An app that skips asset bundling (`aws:cdk:bundling-stacks` empty): these tests assert
- * the template, and `npx cdk synth` exercises the real esbuild bundling.
+ * An app that skips asset bundling (`aws:cdk:bundling-stacks` empty) and aws-cdk-lib's built-in
+ * CloudFormation validation: these tests assert the template, and `npx cdk synth` exercises the
+ * real esbuild bundling and the validation, as errors (cdk.json turns its default rules on).
+ * Here the validation only warns, and its 9 MB WebAssembly module goes on compiling in V8's
+ * background threads after the synth: a Jest worker that ran it took over a second to exit and
+ * was force-exited ("A worker process has failed to exit gracefully").
  */
 export function testApp(): App {
-  return new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
 }
 
 /** A stack in a fresh {@link testApp}, in a fixed environment. */
