@@ -7,7 +7,8 @@
  * and the queues drain; checks the invariants against the tables; writes the report and its
  * chart (to the git-ignored `.local/soak/`, or `--out`; `--update-docs` rewrites the tracked
  * `docs/soak.md` and `docs/soak.svg`). Exits 0 when every invariant held and every fault kind
- * was injected, 1 otherwise, 2 when the run could not be made. Every exit path stops what it started, by PID.
+ * was injected, 1 otherwise, 2 when the run could not be made. Every exit path stops what it
+ * started, by PID.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Command, InvalidArgumentError } from 'commander';

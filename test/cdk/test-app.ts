@@ -6,9 +6,10 @@ import { exampleHandlerEntry } from '../../lib/example/handler-entry.js';
  * An app that skips asset bundling (`aws:cdk:bundling-stacks` empty) and CDK's built-in
  * CloudFormation validation: these tests assert the template, and `npx cdk synth` exercises the
  * real esbuild bundling and the validation (an error there fails synth, by `cdk.json`'s
- * `@aws-cdk/core:validateAgainstDefaultRules`). Here the validation would only warn, and it starts
- * its WebAssembly rule engine anew on every synth, about a second each: most of these suites' time.
- * Plugins a suite adds itself (cdk-nag's `AwsSolutionsChecks`) still run.
+ * `@aws-cdk/core:validateAgainstDefaultRules`). Here the validation would only warn; it starts its
+ * WebAssembly rule engine anew on every synth (about a second each, most of these suites' time),
+ * and its 9 MB module goes on compiling in V8's background threads after the synth, so a Jest
+ * worker that ran it was force-exited. Plugins a suite adds itself (cdk-nag) still run.
  */
 export function testApp(): App {
   return new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
