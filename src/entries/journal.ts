@@ -12,8 +12,6 @@ export {
   type CreateJournal,
   type CreateJournalOptions,
   type JournalConformanceOptions,
-} from '../journal/conformance/index.js';
-export {
   MemoryJournal,
   MEMORY_JOURNAL_TABLE,
   type MemoryJournalOptions,

@@ -7,9 +7,9 @@
  *
  * @packageDocumentation
  */
-export { strongConsistency } from '../multi-region/strong-consistency.js';
-export type { MultiRegionMode } from '../journal/multi-region-mode.js';
+export { strongConsistency } from '../multi-region/index.js';
 export {
+  type MultiRegionMode,
   REPLICATED_CONFLICT_RETRY,
   OUTBOX_IN_RECORD_MAX_BYTES,
   type JournalMigrationOptions,

@@ -43,3 +43,17 @@ export {
   ReplicatedItemCalls,
 } from './replicated-writes.js';
 export { OUTBOX_IN_RECORD_MAX_BYTES } from './single-item-completion.js';
+export { journalMigrationFor } from './journal-migration.js';
+export type { MultiRegionMode } from './multi-region-mode.js';
+export {
+  outboxEventsBytes,
+  roomLeftForEvents,
+  singleItemCompletionUpdate,
+  singleItemLayout,
+} from './single-item-completion.js';
+export {
+  journalConformance,
+  type CreateJournal,
+  type CreateJournalOptions,
+  type JournalConformanceOptions,
+} from './conformance/index.js';

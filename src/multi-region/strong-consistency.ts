@@ -1,12 +1,12 @@
-import { journalMigrationFor } from '../journal/journal-migration.js';
-import type { MultiRegionMode } from '../journal/multi-region-mode.js';
-import { ReplicatedItemCalls } from '../journal/replicated-writes.js';
 import {
+  journalMigrationFor,
   outboxEventsBytes,
+  ReplicatedItemCalls,
   roomLeftForEvents,
   singleItemCompletionUpdate,
   singleItemLayout,
-} from '../journal/single-item-completion.js';
+  type MultiRegionMode,
+} from '../journal/index.js';
 
 /**
  * The `multiRegion` option of a `DynamoDBJournal` on a DynamoDB global table with multi-Region

@@ -1,0 +1,1 @@
+export { strongConsistency } from './strong-consistency.js';
