@@ -48,7 +48,9 @@ export type LegacyLookup = (legacyEvent: unknown, countCall: () => void) => Prom
 export interface MigrationSource {
   /**
    * Builds the guard's lookup, once, when its factory is called (`factory` names it in errors).
+   * Called by the guard, never by a user: the source is an opaque handle to them.
    *
+   * @internal
    * @throws InvalidOptionsError when the guard's settings exclude the migration (`effects: 'staged-only'`)
    */
   lookupFor(factory: string, settings: Pick<EngineSettings, 'clock' | 'effects'>): LegacyLookup;

@@ -23,11 +23,20 @@ import type {
 export interface MultiRegionMode {
   /** The table's consistency across Regions: `'strong'` (MRSC) is the only one a journal can keep its promise on. */
   readonly consistency: 'strong';
-  /** The item calls of the table: single-item writes, cross-Region conflicts retried within a bound, no transactions. */
+  /**
+   * The item calls of the table: single-item writes, cross-Region conflicts retried within a bound, no transactions.
+   * @internal
+   */
   readonly itemCalls: (client: DynamoDBClient | DynamoDBDocumentClient, tableName: string) => ItemCalls;
-  /** The migration from a single-Region journal, when the journal is given `migrateFrom`. */
+  /**
+   * The migration from a single-Region journal, when the journal is given `migrateFrom`.
+   * @internal
+   */
   readonly migration: typeof journalMigrationFor;
-  /** The completion as one fenced `UpdateItem` of the record, its outbox events inside it. */
+  /**
+   * The completion as one fenced `UpdateItem` of the record, its outbox events inside it.
+   * @internal
+   */
   readonly completion: {
     readonly layout: typeof singleItemLayout;
     readonly update: typeof singleItemCompletionUpdate;
