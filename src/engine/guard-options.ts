@@ -241,7 +241,7 @@ export const GUARD_OPTION_NAMES = Object.freeze([
   'logger',
   'namespace',
   'tracer',
-] as const);
+] as const satisfies readonly (keyof GuardOptions)[]);
 
 /**
  * Checks a factory's options (unknown names included: `known` lists the factory's own names

@@ -42,7 +42,13 @@ export interface MakeIdempotentOptions<TInput> extends GuardOptions {
 }
 
 const FACTORY = 'makeIdempotent';
-const OPTION_NAMES = ['operation', 'key', 'fingerprint', 'tenant', 'migrateFrom'];
+const OPTION_NAMES = [
+  'operation',
+  'key',
+  'fingerprint',
+  'tenant',
+  'migrateFrom',
+] as const satisfies readonly (keyof MakeIdempotentOptions<unknown>)[];
 
 /**
  * Wraps any async function with the idempotency engine: one execution per key, the stored

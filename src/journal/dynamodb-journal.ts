@@ -121,6 +121,16 @@ export interface DynamoDBJournalOptions {
   readonly reservation?: 'put-first' | 'read-first';
 }
 
+/** Names of {@link DynamoDBJournalOptions}, stated once, for the unknown-option check. */
+const OPTION_NAMES = [
+  'tableName',
+  'client',
+  'clock',
+  'multiRegion',
+  'migrateFrom',
+  'reservation',
+] as const satisfies readonly (keyof DynamoDBJournalOptions)[];
+
 /** The journal's table and what reaches it, once its name is known. */
 interface JournalTable {
   readonly name: string;
@@ -150,7 +160,7 @@ export class DynamoDBJournal implements Journal {
   private traced = false;
 
   constructor(options: DynamoDBJournalOptions = {}) {
-    assertKnownOptions(OWNER, options, ['tableName', 'client', 'clock', 'multiRegion', 'migrateFrom', 'reservation']);
+    assertKnownOptions(OWNER, options, OPTION_NAMES);
     this.tableOption = readTableName(OWNER, 'tableName', options.tableName, undefined);
     this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.

@@ -69,7 +69,10 @@ export class MemoryJournal implements Journal {
   private readonly tableKeys: Record<string, readonly string[]>;
 
   constructor(options: MemoryJournalOptions = {}) {
-    assertKnownOptions(OWNER, options, ['clock', 'tableKeys']);
+    assertKnownOptions(OWNER, options, [
+      'clock',
+      'tableKeys',
+    ] as const satisfies readonly (keyof MemoryJournalOptions)[]);
     this.clock = readFunction(OWNER, 'clock', options.clock, Date.now);
     const tableKeys = options.tableKeys ?? {};
     const isKeyList = (names: unknown) =>

@@ -25,7 +25,11 @@ export interface ProjectionGuardOptions {
   readonly versionAttribute?: string;
 }
 
-const OPTION_NAMES = ['tableName', 'client', 'versionAttribute'];
+const OPTION_NAMES = [
+  'tableName',
+  'client',
+  'versionAttribute',
+] as const satisfies readonly (keyof ProjectionGuardOptions)[];
 const FACTORY = 'ProjectionGuard';
 
 /** Defaults of {@link ProjectionGuardOptions}. */

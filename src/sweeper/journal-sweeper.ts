@@ -133,7 +133,7 @@ export function journalSweeper(
     'reserveMs',
     'metrics',
     'logger',
-  ]);
+  ] as const satisfies readonly (keyof JournalSweeperOptions)[]);
   const tableName = readTableName(OWNER, 'tableName', options.tableName, process.env[IdemkitEnvironment.tableName]);
   if (tableName === undefined)
     throw new InvalidOptionsError(`${OWNER} needs a tableName (option 'tableName' or ${IdemkitEnvironment.tableName})`);

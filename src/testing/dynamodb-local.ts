@@ -49,7 +49,13 @@ export interface DynamoDBLocal {
 /** What the launcher prints once the server accepts connections, with the port it bound. */
 const READY_LINE = /DynamoDB Local listening on 127\.0\.0\.1:(\d+)\r?\n/;
 const FACTORY = 'startDynamoDBLocal';
-const OPTION_NAMES = ['port', 'startTimeoutMs', 'serverDir', 'onProgress', 'signal'];
+const OPTION_NAMES = [
+  'port',
+  'startTimeoutMs',
+  'serverDir',
+  'onProgress',
+  'signal',
+] as const satisfies readonly (keyof DynamoDBLocalOptions)[];
 
 /**
  * Starts DynamoDB Local in memory for a test run: bound to 127.0.0.1 only (its own command line

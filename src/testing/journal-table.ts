@@ -29,7 +29,10 @@ const FACTORY = 'createJournalTable';
  * const journal = new DynamoDBJournal({ tableName, client });
  */
 export async function createJournalTable(client: DynamoDBClient, options: JournalTableOptions = {}): Promise<string> {
-  assertKnownOptions(FACTORY, options, ['tableName', 'stream']);
+  assertKnownOptions(FACTORY, options, [
+    'tableName',
+    'stream',
+  ] as const satisfies readonly (keyof JournalTableOptions)[]);
   const tableName = readString(FACTORY, 'tableName', options.tableName, `idemkit-journal-${randomUUID().slice(0, 8)}`);
   const stream = readBoolean(FACTORY, 'stream', options.stream, true);
   await client.send(
