@@ -43,7 +43,7 @@ export default {
   projectDocuments: GUIDES,
   readme: 'README.md',
   out: 'site',
-  plugin: ['./scripts/docs/entry-names.mjs'],
+  plugin: ['./scripts/docs/entry-names.mjs', './scripts/docs/heading-text.mjs'],
   excludePrivate: true,
   excludeInternal: true,
   disableGit: true,
