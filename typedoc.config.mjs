@@ -44,6 +44,8 @@ export default {
   readme: 'README.md',
   out: 'site',
   plugin: ['./scripts/docs/entry-names.mjs', './scripts/docs/heading-text.mjs'],
+  // Wide tables scroll inside the text column.
+  customCss: './scripts/docs/site.css',
   excludePrivate: true,
   excludeInternal: true,
   disableGit: true,
