@@ -43,7 +43,9 @@ export default {
   projectDocuments: GUIDES,
   readme: 'README.md',
   out: 'site',
-  plugin: ['./scripts/docs/entry-names.mjs'],
+  plugin: ['./scripts/docs/entry-names.mjs', './scripts/docs/heading-text.mjs'],
+  // Wide tables scroll inside the text column.
+  customCss: './scripts/docs/site.css',
   excludePrivate: true,
   excludeInternal: true,
   disableGit: true,

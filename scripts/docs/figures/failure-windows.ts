@@ -76,13 +76,17 @@ export const PAYMENT_WINDOWS: readonly FailureWindow[] = Object.freeze([
   },
 ]);
 
-const WIDTH_PX = 1180;
-const AXIS_Y_PX = 135;
-const ROW_TOP_PX = 230;
+// Drawn narrow and with large text: the site and GitHub scale the figure down to the text column
+// (about 800 px), where 16 px of this drawing still reads as body text.
+const WIDTH_PX = 900;
+const AXIS_Y_PX = 190;
+const ROW_TOP_PX = 310;
+const BODY_PX = 16;
+const LINE_PX = 21;
 
 /**
  * Renders the steps on a line, the windows between them numbered and shaded, and one row per
- * window saying what happens there and what closes it.
+ * window saying what happens there, what closes it and which tests prove it, one under the other.
  *
  * @example
  * writeFileSync('docs/failure-windows.svg', renderFailureWindows(PAYMENT_STEPS, PAYMENT_WINDOWS))
@@ -90,81 +94,81 @@ const ROW_TOP_PX = 230;
 export function renderFailureWindows(steps: readonly string[], windows: readonly FailureWindow[]): string {
   if (windows.length !== steps.length - 1)
     throw new Error(`${steps.length} steps need ${steps.length - 1} windows, not ${windows.length}`);
-  const left = 90;
+  const left = 80;
   const stepGap = (WIDTH_PX - 2 * left) / (steps.length - 1);
   const stepX = (index: number): number => left + index * stepGap;
-  const parts = [
-    text('Where a guarded payment can be interrupted, and what closes each window', {
-      xPx: 24,
-      yPx: 30,
-      sizePx: 18,
-      bold: true,
-    }),
-    text(
-      'POST /payments of the example service; each window is killed or stalled on purpose by the tests named below',
-      {
-        xPx: 24,
-        yPx: 50,
-        colour: PALETTE.muted,
-      },
-    ),
-  ];
+  const parts: string[] = [];
+  wrapWords('Where a guarded payment can be interrupted, and what closes each window', 60).forEach((line, lineIndex) =>
+    parts.push(text(line, { xPx: 20, yPx: 32 + lineIndex * 26, sizePx: 22, bold: true })),
+  );
+  wrapWords(
+    'POST /payments of the example service; each window is killed or stalled on purpose by the tests named below',
+    96,
+  ).forEach((line, lineIndex) =>
+    parts.push(text(line, { xPx: 20, yPx: 82 + lineIndex * 19, sizePx: 15, colour: PALETTE.muted })),
+  );
   windows.forEach((window, index) => {
     parts.push(
-      `<rect x="${round(stepX(index))}" y="${AXIS_Y_PX - 14}" width="${round(stepGap)}" height="28" fill="${window.fill}" stroke="${PALETTE.grid}"/>`,
+      `<rect x="${round(stepX(index))}" y="${AXIS_Y_PX - 16}" width="${round(stepGap)}" height="32" fill="${window.fill}" stroke="${PALETTE.grid}"/>`,
     );
     parts.push(
       text(String(index + 1), {
         xPx: stepX(index) + stepGap / 2,
-        yPx: AXIS_Y_PX + 5,
+        yPx: AXIS_Y_PX + 6,
         anchor: 'middle',
         bold: true,
-        sizePx: 14,
+        sizePx: 17,
       }),
     );
   });
   steps.forEach((step, index) => {
-    parts.push(`<circle cx="${round(stepX(index))}" cy="${AXIS_Y_PX}" r="6" fill="${PALETTE.ink}"/>`);
+    parts.push(`<circle cx="${round(stepX(index))}" cy="${AXIS_Y_PX}" r="7" fill="${PALETTE.ink}"/>`);
     // Labels alternate above and below the line, so neighbouring steps never overlap.
-    const lines = wrapWords(step, 20);
+    const lines = wrapWords(step, 14);
     lines.forEach((line, lineIndex) =>
       parts.push(
         text(line, {
           xPx: stepX(index),
-          yPx: index % 2 === 0 ? AXIS_Y_PX - 26 - (lines.length - 1 - lineIndex) * 15 : AXIS_Y_PX + 36 + lineIndex * 15,
+          yPx: index % 2 === 0 ? AXIS_Y_PX - 28 - (lines.length - 1 - lineIndex) * 18 : AXIS_Y_PX + 40 + lineIndex * 18,
           anchor: 'middle',
-          sizePx: 12,
+          sizePx: 15,
         }),
       ),
     );
   });
 
   let y = ROW_TOP_PX;
-  parts.push(text('window', { xPx: 24, yPx: y, bold: true }));
-  parts.push(text('a crash or a lost answer here means', { xPx: 90, yPx: y, bold: true }));
-  parts.push(text('closed by', { xPx: 720, yPx: y, bold: true }));
+  parts.push(text('window: a crash or a lost answer here means', { xPx: 20, yPx: y, bold: true, sizePx: BODY_PX }));
   y += 12;
   windows.forEach((window, index) => {
-    const said = wrapWords(window.whatHappens, 88);
-    const closed = wrapWords(window.closedBy, 52);
-    const proven = wrapWords(`tests: ${window.provenBy}`, 60);
-    const heightPx = Math.max(said.length, closed.length + proven.length) * 16 + 14;
+    const said = wrapWords(window.whatHappens, 86);
+    const closed = wrapWords(`closed by: ${window.closedBy}`, 86);
+    const proven = wrapWords(`tests: ${window.provenBy}`, 92);
+    const heightPx = (said.length + closed.length + proven.length) * LINE_PX + 16;
     parts.push(
-      `<rect x="20" y="${y}" width="${WIDTH_PX - 40}" height="${heightPx}" fill="${window.fill}" opacity="0.55"/>`,
+      `<rect x="16" y="${y}" width="${WIDTH_PX - 32}" height="${heightPx}" fill="${window.fill}" opacity="0.55"/>`,
     );
-    parts.push(text(String(index + 1), { xPx: 44, yPx: y + 20, anchor: 'middle', bold: true, sizePx: 14 }));
-    said.forEach((line, lineIndex) => parts.push(text(line, { xPx: 90, yPx: y + 20 + lineIndex * 16 })));
-    closed.forEach((line, lineIndex) => parts.push(text(line, { xPx: 720, yPx: y + 20 + lineIndex * 16, bold: true })));
+    parts.push(text(String(index + 1), { xPx: 38, yPx: y + 26, anchor: 'middle', bold: true, sizePx: 20 }));
+    const lineY = (lineIndex: number): number => y + 26 + lineIndex * LINE_PX;
+    said.forEach((line, lineIndex) => parts.push(text(line, { xPx: 64, yPx: lineY(lineIndex), sizePx: BODY_PX })));
+    closed.forEach((line, lineIndex) =>
+      parts.push(text(line, { xPx: 64, yPx: lineY(said.length + lineIndex), sizePx: BODY_PX, bold: true })),
+    );
     proven.forEach((line, lineIndex) =>
       parts.push(
-        text(line, { xPx: 720, yPx: y + 20 + (closed.length + lineIndex) * 16, sizePx: 12, colour: PALETTE.muted }),
+        text(line, {
+          xPx: 64,
+          yPx: lineY(said.length + closed.length + lineIndex),
+          sizePx: 14,
+          colour: PALETTE.muted,
+        }),
       ),
     );
-    y += heightPx + 6;
+    y += heightPx + 8;
   });
   return svgDocument(parts, {
     widthPx: WIDTH_PX,
-    heightPx: y + 14,
+    heightPx: y + 12,
     title: 'The failure windows of a guarded payment and the mechanism that closes each',
   });
 }
