@@ -188,10 +188,13 @@ async function session(document, kind, cwd, blocks, placeholders) {
         output: `${output}\n>>> ${blocks[0].where}`,
       });
     }
-    const marks = [...output.matchAll(/^>>> (\S+) (\d+)$/gm)].map((match) => [match[1], Number(match[2])]);
+    // A server the blocks started in the background writes to the same streams: a marker may share its line with
+    // that output, so it is found anywhere, by its epoch-ms stamp, not as a line of its own.
+    const marks = [...output.matchAll(/>>> (\S+) (\d{13})/g)].map((match) => [match[1], Number(match[2])]);
     for (const block of blocks) {
       const at = marks.findIndex(([where]) => where === block.where);
-      const seconds = ((marks[at + 1][1] - marks[at][1]) / 1000).toFixed(1);
+      const next = marks[at + 1];
+      const seconds = at >= 0 && next ? ((next[1] - marks[at][1]) / 1000).toFixed(1) : '?';
       const statuses = expectedStatusesOf(block.code);
       results.push({
         where: block.where,
