@@ -63,8 +63,11 @@ module.exports = {
       name: 'no-framework-outside-its-door',
       severity: 'error',
       comment:
-        'The web frameworks are optional peers: only their own door (and its entry) names them, so the root entry and every other entry never load them.',
-      from: { path: '^src/', pathNot: ['^src/(express|hono|fastify)/', '^src/entries/(express|hono|fastify)\\.ts$'] },
+        'The web frameworks are optional peers: only their own door (and its entry) names them, so the root entry and every other entry never load them. The example service (src/handlers) is no entry: its Lambdalith runs on Express.',
+      from: {
+        path: '^src/',
+        pathNot: ['^src/(express|hono|fastify)/', '^src/entries/(express|hono|fastify)\\.ts$', '^src/handlers/'],
+      },
       to: { path: ['^src/(express|hono|fastify)/', 'node_modules/(express|hono|fastify|@hono/|@fastify/)'] },
     },
     {

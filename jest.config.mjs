@@ -106,7 +106,10 @@ const shared = {
   },
   // @aws/lambda-invoke-store loads node:async_hooks through import(), which swc turns into require().
   // cookie 1.x (light-my-request's, behind Fastify's inject and @fastify/aws-lambda) ships ESM only.
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize|fauxqs|@aws/lambda-invoke-store|cookie)/)'],
+  // @cucumber/gherkin and @cucumber/messages (the Gherkin outside check's parser) ship ESM only.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@middy|canonicalize|fauxqs|@aws/lambda-invoke-store|cookie|@cucumber)/)',
+  ],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only package without a `require` export condition: point jest at its file.

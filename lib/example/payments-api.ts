@@ -133,7 +133,7 @@ export class PaymentsApi extends Construct {
 }
 
 /** One JSON line per request; never headers, so idempotency keys and tokens stay out of logs. */
-const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
     requestId: '$context.requestId',
     requestTime: '$context.requestTimeEpoch',

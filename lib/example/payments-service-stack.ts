@@ -19,6 +19,7 @@ import {
 } from '../index.js';
 import { exampleHandlerEntry } from './handler-entry.js';
 import { PaymentsApi } from './payments-api.js';
+import { PaymentsLambdalith } from './payments-lambdalith.js';
 
 /** Properties of a {@link PaymentsServiceStack}. */
 export interface PaymentsServiceStackProps extends StackProps {
@@ -41,7 +42,8 @@ export interface PaymentsServiceStackProps extends StackProps {
 }
 
 /**
- * The example payments service: an HTTP API whose writes are idempotent, an outbox that
+ * The example payments service: an HTTP API whose writes are idempotent (a function per route,
+ * and the same routes again as one Express function, the Lambdalith, on the same records), an outbox that
  * turns confirmed payments into order events, a queue consumer that reserves stock
  * exactly once per event, and a consumer of the payments table's stream that projects
  * payment totals exactly once per change.
@@ -60,6 +62,8 @@ export class PaymentsServiceStack extends Stack {
   public readonly paymentTotalsTable: Table;
   /** The HTTP API and its functions. */
   public readonly api: PaymentsApi;
+  /** The same routes as one function behind an HTTP API of its own, on the same journal and scopes. */
+  public readonly lambdalith: PaymentsLambdalith;
   /** The order-events queue and its consumer. */
   public readonly orderEvents: GuardedQueueConsumer;
   /** The consumer of the payments table's stream that keeps the payment totals. */
@@ -77,6 +81,13 @@ export class PaymentsServiceStack extends Stack {
     this.paymentTotalsTable = exampleTable(this, 'PaymentTotalsTable', ExampleTableKey.paymentTotals);
 
     this.api = new PaymentsApi(this, 'Api', {
+      journal: this.journal,
+      paymentsTable: this.paymentsTable,
+      serviceName: PAYMENTS_SERVICE_NAME,
+      jwtIssuer: props.jwtIssuer,
+      jwtAudience: props.jwtAudience,
+    });
+    this.lambdalith = new PaymentsLambdalith(this, 'Lambdalith', {
       journal: this.journal,
       paymentsTable: this.paymentsTable,
       serviceName: PAYMENTS_SERVICE_NAME,
@@ -133,6 +144,10 @@ export class PaymentsServiceStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the payments API' });
+    new CfnOutput(this, 'LambdalithApiUrl', {
+      value: this.lambdalith.url,
+      description: 'Base URL of the same payments API served by one function (the Lambdalith)',
+    });
     new CfnOutput(this, 'JournalTableName', {
       value: this.journal.tableName,
       description: 'Idempotency journal (retained on delete)',

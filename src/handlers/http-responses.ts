@@ -51,7 +51,12 @@ export function callerTenant(event: APIGatewayProxyEventV2): string {
 /** The request body parsed as JSON, or `undefined` when it is absent or not JSON. */
 export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) return undefined;
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  return jsonText(event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+}
+
+/** `text` parsed as JSON, or `undefined` when it is empty or not JSON. */
+export function jsonText(text: string): unknown {
+  if (!text) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -15,7 +15,9 @@ export interface HttpRequestOptions {
   readonly path?: string;
   /**
    * The route template API Gateway matched (`/payments/{id}`): the default `operation` is
-   * `${method} ${route}`. Function URLs and ALBs have no routes and ignore it.
+   * `${method} ${route}`, and the event's `pathParameters` are what the template names (`{id}` one
+   * segment, `{proxy+}` the rest of the path), as API Gateway fills them. Function URLs and ALBs have
+   * no routes and ignore it.
    * @default - the path
    */
   readonly route?: string;
@@ -56,6 +58,7 @@ interface Normalised {
   readonly body: string | undefined;
   readonly query: Record<string, string> | undefined;
   readonly rawQueryString: string;
+  readonly pathParameters: Record<string, string> | undefined;
 }
 
 function normalise(options: HttpRequestOptions): Normalised {
@@ -75,7 +78,30 @@ function normalise(options: HttpRequestOptions): Normalised {
     body: options.body === undefined ? undefined : json ? JSON.stringify(options.body) : (options.body as string),
     query: options.query && Object.keys(options.query).length > 0 ? { ...options.query } : undefined,
     rawQueryString: new URLSearchParams(options.query ?? {}).toString(),
+    pathParameters: pathParametersOf(options.route ?? path, path),
   };
+}
+
+/**
+ * The path parameters API Gateway fills from a route template: `{id}` takes one segment,
+ * `{proxy+}` the rest of the path; none when the template has no parameter or does not match.
+ */
+function pathParametersOf(route: string, path: string): Record<string, string> | undefined {
+  const templates = route.split('/');
+  const segments = path.split('/');
+  const parameters: Record<string, string> = {};
+  for (const [i, template] of templates.entries()) {
+    const greedy = /^\{(.+)\+\}$/.exec(template);
+    if (greedy) {
+      parameters[greedy[1]!] = segments.slice(i).join('/');
+      return parameters;
+    }
+    const single = /^\{(.+)\}$/.exec(template);
+    if (single && segments[i]) parameters[single[1]!] = segments[i]!;
+    else if (template !== segments[i]) return undefined;
+  }
+  if (templates.length !== segments.length) return undefined;
+  return Object.keys(parameters).length > 0 ? parameters : undefined;
 }
 
 const ACCOUNT_ID = '123456789012';
@@ -121,6 +147,7 @@ function v2Event(request: Normalised, routeKey: string, extra: Record<string, un
     rawQueryString: request.rawQueryString,
     headers: request.headers,
     ...(request.query ? { queryStringParameters: request.query } : {}),
+    ...(request.pathParameters ? { pathParameters: request.pathParameters } : {}),
     requestContext: {
       accountId: ACCOUNT_ID,
       apiId: 'test',
@@ -163,7 +190,7 @@ export function restApiEvent(options: HttpRequestOptions = {}): APIGatewayProxyE
     multiValueQueryStringParameters: request.query
       ? Object.fromEntries(Object.entries(request.query).map(([name, value]) => [name, [value]]))
       : null,
-    pathParameters: null,
+    pathParameters: request.pathParameters ?? null,
     stageVariables: null,
     requestContext: {
       accountId: ACCOUNT_ID,

@@ -29,8 +29,38 @@ describe('PaymentsServiceStack', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey, AuthorizationType: 'NONE' });
   });
 
+  it('serves the same routes as one function behind ANY /{proxy+} of a second HTTP API: the Lambdalith', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 2);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /{proxy+}',
+      AuthorizationType: 'NONE',
+      Target: { 'Fn::Join': ['', ['integrations/', { Ref: Match.stringLikeRegexp('^LambdalithHttpApi') }]] },
+    });
+    template.resourcePropertiesCountIs(
+      'AWS::ApiGatewayV2::Stage',
+      { StageName: '$default', DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 } },
+      2,
+    );
+  });
+
+  it('runs the Lambdalith on the journal and payments table of the per-route functions, with no operation of its own', () => {
+    const [lambdalith] = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) =>
+      JSON.stringify(fn.Properties.Role).includes('LambdalithFunction'),
+    );
+    const perRoute = Object.values(template.findResources('AWS::Lambda::Function')).find(
+      (fn) => fn.Properties.Environment.Variables.IDEMKIT_OPERATION === 'POST /payments',
+    );
+    const variables = lambdalith!.Properties.Environment.Variables;
+
+    expect(variables.IDEMKIT_TABLE_NAME).toEqual(perRoute!.Properties.Environment.Variables.IDEMKIT_TABLE_NAME);
+    expect(variables.PAYMENTS_TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^PaymentsTable/) });
+    // IDEMKIT_OPERATION would put every route of the app in one scope: each route's operation is its pattern.
+    expect(variables.IDEMKIT_OPERATION).toBeUndefined();
+  });
+
   it('protects every route with the JWT authorizer when an issuer is given', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    securedTemplate.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 2);
     securedTemplate.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
       JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['payments'] },
@@ -48,7 +78,7 @@ describe('PaymentsServiceStack', () => {
   });
 
   it('runs every function on nodejs24.x with tracing and JSON logs', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    template.resourceCountIs('AWS::Lambda::Function', 7);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       TracingConfig: { Mode: 'Active' },
@@ -137,13 +167,28 @@ describe('PaymentsServiceStack', () => {
         { actions: ['dynamodb:UpdateItem'], resource: expect.stringContaining('PaymentTotalsTable') },
       ]),
     );
-    for (const id of [/^ApiCreatePayment/, /^ApiCreateRefund/, /^OrderEventsConsumer/, /^PaymentsReadModel/]) {
+    expect(byPolicy(/^LambdalithFunction/)).toEqual(
+      expect.arrayContaining([
+        {
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resource: expect.stringContaining('PaymentsTable'),
+        },
+      ]),
+    );
+    for (const id of [
+      /^ApiCreatePayment/,
+      /^ApiCreateRefund/,
+      /^LambdalithFunction/,
+      /^OrderEventsConsumer/,
+      /^PaymentsReadModel/,
+    ]) {
       expect(byPolicy(id).some(({ resource }) => resource.includes('JournalTable'))).toBe(true);
     }
   });
 
-  it('outputs the API URL and the table names', () => {
+  it('outputs the URLs of both APIs and the table names', () => {
     template.hasOutput('ApiUrl', {});
+    template.hasOutput('LambdalithApiUrl', {});
     template.hasOutput('JournalTableName', { Value: { Ref: Match.stringLikeRegexp('^JournalTable') } });
     template.hasOutput('PaymentsTableName', { Value: { Ref: Match.stringLikeRegexp('^PaymentsTable') } });
   });

@@ -214,6 +214,15 @@ describe('local invoke of the bundled handlers against DynamoDB Local', () => {
     expect(rows.Items).toHaveLength(1);
   });
 
+  it('replays it through the bundled Lambdalith too (route ANY /{proxy+}): the same record, no second payment', async () => {
+    const moved = await invoke('Lambdalith/Function', eventFile('apigw-v2-lambdalith-create-payment-replay.json'));
+    expect(moved.statusCode).toBe(201);
+    expect(moved.body).toBe(created.body);
+    expect(header(moved, 'idempotent-replayed')).toBe('true');
+    const rows = await doc.send(new ScanCommand({ TableName: tables.payments }));
+    expect(rows.Items).toHaveLength(1);
+  });
+
   it('refuses the same key with another amount (422)', async () => {
     const mismatch = await invoke('Api/CreatePayment', eventFile('apigw-v2-create-payment-mismatch.json'));
     expect(mismatch.statusCode).toBe(422);

@@ -227,6 +227,26 @@ describe('idemkit/testing record event builders across calls', () => {
   });
 });
 
+describe('idemkit/testing path parameters', () => {
+  it.each([
+    ['/payments/{id}/refunds', '/payments/p-1/refunds', { id: 'p-1' }],
+    ['/{proxy+}', '/payments/p-1/refunds', { proxy: 'payments/p-1/refunds' }],
+    ['/files/{key+}', '/files/a/b.txt', { key: 'a/b.txt' }],
+  ])('fills the parameters the route %s names from %s, as API Gateway does', (route, path, expected) => {
+    expect(httpApiEvent({ route, path }).pathParameters).toEqual(expected);
+    expect(restApiEvent({ route, path }).pathParameters).toEqual(expected);
+  });
+
+  it.each([
+    ['/payments', '/payments'],
+    ['/payments/{id}', '/payments/p-1/refunds'],
+    ['/orders/{id}', '/payments/p-1'],
+  ])('fills none when the route %s names none or does not match %s', (route, path) => {
+    expect(httpApiEvent({ route, path }).pathParameters).toBeUndefined();
+    expect(restApiEvent({ route, path }).pathParameters).toBeNull();
+  });
+});
+
 describe('idemkit/testing lambdaContext', () => {
   it('counts the remaining time down from the chosen value', async () => {
     const context = lambdaContext({ remainingTimeMs: 1000 });
