@@ -1,4 +1,5 @@
 import { GetItemCommand, ProvisionedThroughputExceededException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import {
   DynamoDBJournal,
@@ -408,6 +409,21 @@ describe('throttled journal calls against DynamoDB Local', () => {
       expect(result).toEqual({ paid: true });
       expect(await journal.get(requestPk('-', 'pay', key))).toMatchObject({ status: RecordStatus.completed });
       expect(await countOf(client, ledger, key)).toBe(1);
+    });
+
+    it('bounds them the same on a DynamoDBDocumentClient, which shares its base client’s middleware', async () => {
+      const base = localClient({ maxAttempts: 5 });
+      const fault = injectFault(base, 'reserve', { kind: 'throttle' });
+      const pay = makeIdempotent(async () => ({}), {
+        journal: new DynamoDBJournal({ tableName, client: DynamoDBDocumentClient.from(base) }),
+        operation: 'pay',
+        key: (input: { key: string }) => input.key,
+        ...telemetry().options,
+      });
+
+      await expect(pay({ key: newKey('reserve') }, lambdaContext())).rejects.toBeInstanceOf(JournalThrottledError);
+
+      expect(fault.fired()).toBe(1);
     });
 
     it('leaves the client’s other calls to its own retries: a throttled GetItem of yours is sent maxAttempts times', async () => {
