@@ -27,7 +27,7 @@ export const ERROR_CODES = {
     title: 'The idempotency journal is throttling this request',
     status: 429,
     detail:
-      'The request was not processed: too many requests reached it at once. Retry it with the same Idempotency-Key after the Retry-After delay.',
+      'The idempotency journal is over its throughput for now. Retry the request with the same Idempotency-Key after the Retry-After delay.',
   },
   'record-unreadable': {
     title: 'The idempotency record cannot be read',

@@ -208,7 +208,9 @@ describe('throttled journal calls against DynamoDB Local', () => {
           type: 'urn:idemkit:problem:journal-throttled',
           title: 'The idempotency journal is throttling this request',
           status: 429,
-          detail: expect.stringContaining('Retry it with the same Idempotency-Key after the Retry-After delay'),
+          detail: expect.stringContaining(
+            'Retry the request with the same Idempotency-Key after the Retry-After delay',
+          ),
           instance: context.awsRequestId,
         });
         for (const secret of ['arn:', '123456789012', 'Throughput', 'Throttling'])
@@ -248,6 +250,29 @@ describe('throttled journal calls against DynamoDB Local', () => {
         expect(work.runs).toBe(1);
       },
     );
+
+    it('lets the handler’s answer stand when a completion with nothing staged is throttled, and holds the record', async () => {
+      const key = newKey('complete');
+      const seen = telemetry();
+      const faulty = faultyJournal('complete', { kind: 'throttle', error: 'ThrottlingException' });
+      const handler = middy(async () => ({ statusCode: 201, body: '{"paid":true}' })).use(
+        httpIdempotency({ journal: faulty.journal, ...seen.options }),
+      );
+
+      const answer = (await handler(httpEvent({ key, body: {} }) as never, lambdaContext() as never)) as {
+        statusCode: number;
+        body: string;
+      };
+
+      expect(answer).toMatchObject({ statusCode: 201, body: '{"paid":true}' });
+      expect(await journal.get(requestPk('-', 'POST /payments', key))).toMatchObject({
+        status: RecordStatus.inProgress,
+        attempt: 1,
+      });
+      expect(seen.metrics).toEqual(['NewRequest', 'JournalThrottled']);
+      expect(seen.line()).toMatchObject({ idempotency_status: 'new', throttle_reasons: 'ThrottlingException' });
+      expect(seen.lines.map((line) => line.message)).toContain('idempotency journal error');
+    });
 
     it('can answer a throttle with another status (statusCodes.journalThrottled), still with its Retry-After', async () => {
       const faulty = faultyJournal('reserve', { kind: 'throttle' });
