@@ -210,8 +210,8 @@ export const THROTTLE_RETRY_AFTER_SECONDS = Object.freeze({ min: 1, max: 3 });
 export class JournalThrottledError extends JournalUnavailableError {
   override readonly code: ErrorCode = 'journal-throttled';
   /**
-   * When to come back, in whole seconds: drawn at random from {@link THROTTLE_RETRY_AFTER_SECONDS}, so the callers of a
-   * storm do not all come back in the same second.
+   * When to come back, in whole seconds: drawn at random from 1–3, so the callers of a storm do not all come back in
+   * the same second.
    */
   readonly retryAfterSeconds: number;
 
