@@ -193,7 +193,7 @@ export class JournalUnavailableError extends IdempotencyError {
 }
 
 /** The range a throttle's `Retry-After` is drawn from, in whole seconds (see {@link JournalThrottledError}). */
-export const THROTTLE_RETRY_AFTER_SECONDS = Object.freeze({ min: 1, max: 3 });
+const THROTTLE_RETRY_AFTER_SECONDS = Object.freeze({ min: 1, max: 3 });
 
 /**
  * A journal call was throttled: DynamoDB refused it over a throughput limit
