@@ -79,6 +79,14 @@ export interface IdempotencyDashboardProps {
    */
   readonly period?: Duration;
   /**
+   * How many `JournalThrottled` attempts (journal calls DynamoDB throttled, answered 429
+   * `journal-throttled`) one operation or consumer may count in a period before its alarm fires.
+   * A throttle loses nothing (the caller retries), but it says a key or the table is over its
+   * throughput; raise this where retry storms on hot keys are expected.
+   * @default 0 (the first throttle)
+   */
+  readonly journalThrottledThreshold?: number;
+  /**
    * Action run by every alarm (for example an SNS topic).
    * @default - alarms have no action
    */
@@ -87,7 +95,8 @@ export interface IdempotencyDashboardProps {
 
 /**
  * A CloudWatch dashboard with one graph per runtime metric, plus alarms on payload
- * mismatches, effects of unknown outcome, journal errors and dead-letter depth.
+ * mismatches, effects of unknown outcome, journal errors, throttled journal calls
+ * (`JournalThrottled`, above `journalThrottledThreshold`) and dead-letter depth.
  *
  * @example
  * new IdempotencyDashboard(this, 'Dashboard', {
@@ -102,11 +111,13 @@ export class IdempotencyDashboard extends Construct {
 
   private readonly namespace: string;
   private readonly period: Duration;
+  private readonly journalThrottledThreshold: number;
 
   constructor(scope: Construct, id: string, props: IdempotencyDashboardProps = {}) {
     super(scope, id);
     this.namespace = props.namespace ?? DEFAULT_METRICS_NAMESPACE;
     this.period = props.period ?? Duration.minutes(5);
+    this.journalThrottledThreshold = props.journalThrottledThreshold ?? 0;
 
     // Alarm ids come from names, never from list positions: listing one more operation
     // creates its alarms and leaves every existing alarm (and its history) in place.
@@ -157,13 +168,17 @@ export class IdempotencyDashboard extends Construct {
 
   private addRuntimeAlarms(subject: MetricSubject): void {
     const [kind, label] = 'operation' in subject ? ['Operation', subject.operation] : ['Consumer', subject.consumer];
-    for (const name of ALARMED_METRICS) {
+    const thresholds: Array<[MetricName, number]> = [
+      ...ALARMED_METRICS.map((name) => [name, 0] as [MetricName, number]),
+      [MetricName.journalThrottled, this.journalThrottledThreshold],
+    ];
+    for (const [name, threshold] of thresholds) {
       const metric = idempotencyMetric(name, subject, { namespace: this.namespace, period: this.period });
       this.alarms.push(
         new Alarm(this, `${kind} ${label} ${name}Alarm`, {
-          alarmDescription: `${name} > 0 for ${label}`,
+          alarmDescription: `${name} > ${threshold} for ${label}`,
           metric,
-          threshold: 0,
+          threshold,
           comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
           treatMissingData: TreatMissingData.NOT_BREACHING,

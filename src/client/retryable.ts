@@ -1,4 +1,4 @@
-import { InProgressError, JournalUnavailableError } from '../core/errors.js';
+import { InProgressError, JournalThrottledError, JournalUnavailableError } from '../core/errors.js';
 
 /**
  * Statuses that mean "the request may not have been processed; the same request can succeed
@@ -50,7 +50,7 @@ const MAX_CAUSE_DEPTH = 5;
  *
  * Retried: network errors, timeouts, HTTP 408, 429, 502, 503, 504, a 409 whose
  * `application/problem+json` `type` ends in `request-in-progress`, and the toolkit's own
- * `InProgressError` and `JournalUnavailableError`. Never retried: any other 4xx (400, 401,
+ * `InProgressError` and `JournalUnavailableError` (a `JournalThrottledError` among them). Never retried: any other 4xx (400, 401,
  * 403, 409, 422, …), 500, successful responses, and any other error.
  *
  * It returns a promise (a 409's body must be read): await it before combining it with `&&`.
@@ -156,13 +156,14 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
 
 /**
  * The server's requested wait carried by an outcome, if any: a response's `Retry-After`
- * header, or the `retryAfterSeconds` of an `InProgressError` thrown by a guarded function.
+ * header, or the `retryAfterSeconds` of an `InProgressError` or a `JournalThrottledError` thrown by a guarded function.
  *
  * @example
  * retryAfterMsOf(new InProgressError(1), Date.now()) // 1000
  */
 export function retryAfterMsOf(errorOrResult: unknown, nowMs: number): number | undefined {
-  if (errorOrResult instanceof InProgressError) return errorOrResult.retryAfterSeconds * 1000;
+  if (errorOrResult instanceof InProgressError || errorOrResult instanceof JournalThrottledError)
+    return errorOrResult.retryAfterSeconds * 1000;
   if (isResponseLike(errorOrResult)) return parseRetryAfterMs(errorOrResult.headers.get('retry-after'), nowMs);
   return undefined;
 }

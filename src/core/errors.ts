@@ -23,6 +23,12 @@ export const ERROR_CODES = {
     status: 503,
     detail: 'The request was not processed. Retry it with the same Idempotency-Key after the Retry-After delay.',
   },
+  'journal-throttled': {
+    title: 'The idempotency journal is throttling this request',
+    status: 429,
+    detail:
+      'The idempotency journal is over its throughput for now. Retry the request with the same Idempotency-Key after the Retry-After delay.',
+  },
   'record-unreadable': {
     title: 'The idempotency record cannot be read',
     status: 500,
@@ -184,6 +190,50 @@ export class JournalUnavailableError extends IdempotencyError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('journal-unavailable', message, options);
   }
+}
+
+/** The range a throttle's `Retry-After` is drawn from, in whole seconds (see {@link JournalThrottledError}). */
+const THROTTLE_RETRY_AFTER_SECONDS = Object.freeze({ min: 1, max: 3 });
+
+/**
+ * A journal call was throttled: DynamoDB refused it over a throughput limit
+ * (`ProvisionedThroughputExceededException`, `ThrottlingException`, `RequestLimitExceeded`, or a
+ * transaction cancelled for throttled items), most often because one hot key's partition is over
+ * its limit. It is not an outage: the caller is asked to come back later (HTTP 429
+ * `journal-throttled`), nothing ran before it, and a record already held stays held until its lease
+ * ends, never released to a rerun. A subclass of {@link JournalUnavailableError}, so code that retries
+ * that error retries this one too; check this class first to tell the two apart.
+ *
+ * @example
+ * try { await guarded(input) } catch (e) { if (e instanceof JournalThrottledError) later(e.retryAfterSeconds) }
+ */
+export class JournalThrottledError extends JournalUnavailableError {
+  override readonly code: ErrorCode = 'journal-throttled';
+  /**
+   * When to come back, in whole seconds: drawn at random from 1–3, so the callers of a storm do not all come back in
+   * the same second.
+   */
+  readonly retryAfterSeconds: number;
+
+  constructor(
+    /**
+     * Why DynamoDB throttled, as it says: the `reason` of each of its `ThrottlingReasons`
+     * (`TableWriteKeyRangeThroughputExceeded`, `TableReadProvisionedThroughputExceeded`, ...), else the
+     * exception's name or the transaction's cancellation codes (`ThrottlingError`).
+     */
+    readonly reasons: readonly string[],
+    message: string,
+    options?: { cause?: unknown; retryAfterSeconds?: number },
+  ) {
+    super(message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? jitteredRetryAfterSeconds();
+  }
+}
+
+/** A whole number of seconds drawn uniformly from {@link THROTTLE_RETRY_AFTER_SECONDS}. */
+function jitteredRetryAfterSeconds(): number {
+  const { min, max } = THROTTLE_RETRY_AFTER_SECONDS;
+  return min + Math.floor(Math.random() * (max - min + 1));
 }
 
 /**

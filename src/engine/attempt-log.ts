@@ -1,5 +1,6 @@
-import type { JournalUnavailableError, RecordUnreadableError } from '../core/index.js';
+import { JournalThrottledError, type JournalUnavailableError, type RecordUnreadableError } from '../core/index.js';
 import {
+  MetricName,
   newTrace,
   type AttemptIdentity,
   type AttemptTrace,
@@ -48,8 +49,34 @@ export class AttemptLog {
    * account id) go to the log line only: the caller's answer never carries them.
    */
   noteUnavailable(error: JournalUnavailableError): void {
-    this.note('journalUnavailable');
+    this.note(error instanceof JournalThrottledError ? 'journalThrottled' : 'journalUnavailable');
     this.trace.failure ??= error;
+  }
+
+  /**
+   * Counts a record the attempt could not let go (released or marked `UNKNOWN`): its lease resolves it, like a crash.
+   * Any error but a throttle counts as the journal unavailable.
+   */
+  noteLetGoFailure(error: unknown): void {
+    this.note(error instanceof JournalThrottledError ? 'journalThrottled' : 'journalUnavailable');
+  }
+
+  /**
+   * Counts a completion that failed after the handler ran while its answer stands (nothing else was to commit): the
+   * record is left to its lease. A throttle is counted by {@link noteThrottles}, never as `JournalError`.
+   */
+  noteUnstored(error: unknown): void {
+    if (!(error instanceof JournalThrottledError)) this.note('journalError');
+  }
+
+  /**
+   * Counts `JournalThrottled` once for an attempt whose journal calls met throttles, and puts DynamoDB's reasons in
+   * the log line (`throttle_reasons`). The reasons only: the SDK's message names the table's ARN.
+   */
+  noteThrottles(throttles: readonly JournalThrottledError[]): void {
+    if (throttles.length === 0 || this.trace.throttleReasons) return;
+    this.trace.metrics.push(MetricName.journalThrottled);
+    this.trace.throttleReasons = [...new Set(throttles.flatMap((throttle) => throttle.reasons))];
   }
 
   /** Whether the log line was written. */

@@ -257,6 +257,8 @@ export class Attempt {
     }
     this.trace.journalCalls = this.journal.calls;
     for (let i = 0; i < this.journal.replicatedConflicts.count; i++) this.note('replicatedWriteConflict');
+    // Throttle hook: `JournalThrottled` and the reasons, for every throttle the attempt's journal calls met.
+    this.log.noteThrottles(this.journal.throttles);
     this.log.emit({
       requestId: this.requestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),
@@ -584,7 +586,8 @@ export class Attempt {
       if (error instanceof LeaseLostError) return this.note('leaseLost');
       if (error instanceof RecordUnreadableError) return this.noteUnreadable(error);
       // The lease resolves it like a crash would: the error that made us let go matters more.
-      this.note('journalUnavailable');
+      // Throttle hook: a throttled release or mark counts as throttled, not as the journal unavailable.
+      this.log.noteLetGoFailure(error);
     }
   }
 
@@ -607,7 +610,8 @@ export class Attempt {
       this.log.noteUnavailable(error);
       throw error;
     }
-    this.note('journalError');
+    // Throttle hook: a throttled completion is counted as `JournalThrottled` (in finish), not as `JournalError`.
+    this.log.noteUnstored(error);
     this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', {
       cause: error,
     });

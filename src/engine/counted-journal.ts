@@ -12,20 +12,24 @@ import type {
   UniqueHold,
 } from '../journal/index.js';
 import { countReplicatedConflicts, type ConflictTally } from '../journal/index.js';
+import { JournalThrottledError } from '../core/index.js';
 
 /**
  * The journal as one attempt sees it: every call is counted for the attempt's log line
  * (`journal_calls`), in one place, whoever makes it (the engine, the scope's `beginEffect`,
  * a heartbeat); a read of the previous library's table during a migration adds itself to the
  * same count. The cross-Region write conflicts a multi-Region journal meets inside those calls
- * are tallied too (`ReplicatedWriteConflict`). One is made per attempt; it holds no state of its
- * own beyond the counts.
+ * are tallied too (`ReplicatedWriteConflict`), and so are the throttles they meet, wherever the
+ * error goes next (a handler may catch a throttled `beginEffect`; `JournalThrottled` is counted
+ * all the same). One is made per attempt; it holds no state of its own beyond the counts.
  */
 export class CountedJournal implements Journal {
   /** Calls made through this view so far. */
   calls = 0;
   /** Cross-Region write conflicts met by those calls (a multi-Region journal only). */
   readonly replicatedConflicts: ConflictTally = { count: 0 };
+  /** The throttles those calls met. */
+  readonly throttles: JournalThrottledError[] = [];
 
   /** The wrapped journal's mode: `'strong'` for a multi-Region journal. */
   readonly multiRegion?: 'strong';
@@ -36,12 +40,17 @@ export class CountedJournal implements Journal {
     if (inner.multiRegion !== undefined) this.multiRegion = inner.multiRegion;
   }
 
-  private counted<T>(call: () => Promise<T>): Promise<T> {
+  private async counted<T>(call: () => Promise<T>): Promise<T> {
     this.calls++;
-    // Only a multi-Region journal meets cross-Region conflicts; the tally's AsyncLocalStorage is not free (on Node.js
-    // 20 and 22 its first run turns on async hooks for the whole process, a cost every later promise pays).
-    if (this.inner.multiRegion !== 'strong') return call();
-    return countReplicatedConflicts(this.replicatedConflicts, call);
+    try {
+      // Only a multi-Region journal meets cross-Region conflicts; the tally's AsyncLocalStorage is not free (on Node.js
+      // 20 and 22 its first run turns on async hooks for the whole process, a cost every later promise pays).
+      if (this.inner.multiRegion !== 'strong') return await call();
+      return await countReplicatedConflicts(this.replicatedConflicts, call);
+    } catch (error) {
+      if (error instanceof JournalThrottledError) this.throttles.push(error);
+      throw error;
+    }
   }
 
   reserve(request: ReserveRequest): Promise<ReserveResult> {

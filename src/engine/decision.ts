@@ -97,6 +97,7 @@ export type AttemptOutcome =
   | 'leaseLost'
   | 'conflict'
   | 'journalUnavailable'
+  | 'journalThrottled'
   | 'unreadable'
   | 'missingKey'
   | 'invalidKey'
@@ -128,6 +129,8 @@ export const ATTEMPT_OUTCOMES: {
   leaseLost: { status: 'lease_lost', metrics: [] },
   conflict: { status: 'conflict', metrics: [MetricName.commitConflict] },
   journalUnavailable: { status: 'journal_unavailable', metrics: [MetricName.journalError] },
+  // `JournalThrottled` is counted once per attempt, for every throttle it met (AttemptLog.noteThrottles).
+  journalThrottled: { status: 'journal_throttled', metrics: [] },
   unreadable: { status: 'record_unreadable', metrics: [MetricName.journalError] },
   missingKey: { status: 'missing_key', metrics: [] },
   invalidKey: { status: 'invalid_key', metrics: [] },

@@ -16,6 +16,7 @@ export {
   UniqueConflictError,
   WriteConflictError,
   JournalUnavailableError,
+  JournalThrottledError,
   JournalError,
   NotResolvableError,
   RequestInvalidError,

@@ -6,6 +6,7 @@ import {
   ERROR_CODES,
   IdempotencyError,
   InProgressError,
+  JournalThrottledError,
   JournalUnavailableError,
   type ErrorCode,
 } from '../core/index.js';
@@ -121,7 +122,7 @@ export const DEFAULT_PROBLEM_TYPE_PREFIX = 'urn:idemkit:problem:';
 /**
  * Status codes of the guard's own answers. Answers a retry cannot change (`mismatch`,
  * `writeConflict`, `uniqueConflict`, `needsReview`) carry no `Retry-After` whatever their
- * status; `inProgress` and `journalUnavailable` carry one.
+ * status; `inProgress`, `journalUnavailable` and `journalThrottled` carry one.
  */
 export interface StatusCodes {
   /** @default 400 */
@@ -140,6 +141,12 @@ export interface StatusCodes {
   readonly writeConflict?: number;
   /** @default 503 */
   readonly journalUnavailable?: number;
+  /**
+   * A throttled journal call (`journal-throttled`): the handler did not run, and the caller comes back after a
+   * jittered `Retry-After` of 1–3 s.
+   * @default 429
+   */
+  readonly journalThrottled?: number;
   /** @default 500 */
   readonly recordUnreadable?: number;
 }
@@ -154,6 +161,7 @@ const CONFIGURABLE: Readonly<Record<keyof StatusCodes, ErrorCode>> = Object.free
   uniqueConflict: 'uniqueness-conflict',
   writeConflict: 'write-conflict',
   journalUnavailable: 'journal-unavailable',
+  journalThrottled: 'journal-throttled',
   recordUnreadable: 'record-unreadable',
 });
 
@@ -176,6 +184,7 @@ const ANSWERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  */
 export const SCOPE_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'journal-unavailable',
+  'journal-throttled',
   'uniqueness-conflict',
   'staged-write-failed',
   'too-many-writes',
@@ -215,7 +224,7 @@ export class ProblemAnswers {
     if (!(error instanceof IdempotencyError) || !ANSWERED.has(error.code)) return undefined;
     const status = this.statusByCode.get(error.code) ?? ERROR_CODES[error.code].status;
     const retryAfterSeconds =
-      error instanceof InProgressError
+      error instanceof InProgressError || error instanceof JournalThrottledError
         ? error.retryAfterSeconds
         : error instanceof JournalUnavailableError
           ? this.retryAfterSeconds

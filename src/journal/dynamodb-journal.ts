@@ -40,6 +40,7 @@ import { isItemTooLarge } from './item-size.js';
 import { expiryFromNow, newLeaseToken } from './record-lifetime.js';
 import { RecordAttribute, RecordStatus, type JournalItem } from './schema.js';
 import { encodeResponse, ResponseChunks } from './stored-response.js';
+import { boundThrottledRetries } from './throttled-retries.js';
 import {
   holdUniqueOnDynamoDB,
   letGoUniqueOnDynamoDB,
@@ -63,7 +64,12 @@ export interface DynamoDBJournalOptions {
    */
   readonly tableName?: string;
   /**
-   * A `DynamoDBClient` or `DynamoDBDocumentClient`. Yours is used as it is configured.
+   * A `DynamoDBClient` or `DynamoDBDocumentClient`. Yours is used as it is configured, with one
+   * middleware added for the journal's own calls: a throttled journal call gets at most one SDK
+   * attempt before the handler's outcome exists, two when it settles one (see docs/operations.md,
+   * "Throttling"), instead of the client's `maxAttempts`; your other calls and other errors keep your
+   * client's retries. A client built with `cacheMiddleware: true` must not have sent a request before
+   * the journal is built, or its resolved handlers go on without that bound.
    * @default a new DynamoDBClient from the environment, with `cacheMiddleware: true`: the SDK then
    *   resolves each command's middleware stack once instead of on every call, about a quarter of the
    *   guard's client-side CPU per request (bench/RESULTS.md). Middleware must then be added before the
@@ -166,6 +172,8 @@ export class DynamoDBJournal implements Journal {
     // A DocumentClient shares its base client's middleware stack, so low-level commands sent through it behave alike.
     this.client =
       readClient(OWNER, 'client', options.client, CLIENT_KINDS) ?? new DynamoDBClient({ cacheMiddleware: true });
+    // Before any call: a storm on a hot key must not be multiplied by the SDK's retries.
+    boundThrottledRetries(this.client);
     this.mode = readMultiRegionMode(options.multiRegion);
     this.multiRegion = this.mode?.consistency;
     this.reservation = readOneOf(OWNER, 'reservation', options.reservation, 'put-first', ['put-first', 'read-first']);

@@ -15,6 +15,7 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import { fromAttributeMap, toAttributeMap, type AttributeMap } from './attribute-values.js';
+import { throttleOf } from './throttling.js';
 import type { TransactItem } from './journal.js';
 import type { JournalItem } from './schema.js';
 
@@ -206,8 +207,13 @@ export function oldItemOf(error: unknown): JournalItem | undefined {
   return item ? fromAttributeMap(item as AttributeMap) : undefined;
 }
 
-/** Wraps an unexpected SDK failure: the journal could not answer. */
+/**
+ * Wraps an unexpected SDK failure: the journal could not answer. A throttle is answered as one
+ * (`JournalThrottledError`, a subclass): DynamoDB is up, the key's partition is over its limit.
+ */
 export function toJournalError(error: unknown, operation: string): JournalUnavailableError {
+  const throttled = throttleOf(error, operation);
+  if (throttled) return throttled;
   const name = (error as AwsError)?.name ?? 'Error';
   const message = error instanceof Error ? error.message : String(error);
   return new JournalUnavailableError(`Journal ${operation} failed: ${name}: ${message}`, { cause: error });

@@ -16,6 +16,11 @@ export const MetricName = {
   duplicateSuppressed: 'DuplicateSuppressed',
   outboxPublished: 'OutboxPublished',
   journalError: 'JournalError',
+  /**
+   * An attempt met a throttled journal call (DynamoDB over a partition's, table's or account's throughput), counted
+   * once per attempt; never counted as `JournalError`.
+   */
+  journalThrottled: 'JournalThrottled',
   /** A record of the previous idempotency library answered (replay, in progress or mismatch) during a migration. */
   legacyHit: 'LegacyHit',
   /**

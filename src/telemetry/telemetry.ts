@@ -140,6 +140,7 @@ export class Telemetry {
         downstream_reference: trace.downstreamReference,
         journal_calls: trace.journalCalls,
         legacy_record: trace.legacy,
+        throttle_reasons: trace.throttleReasons?.join(','),
         duration_ms: nowEpochMs - startedAtEpochMs,
       };
       if (trace.journalError) this.logger.error('idempotency journal error', { ...fields, error: trace.journalError });
@@ -174,6 +175,7 @@ export type AttemptStatus =
   | 'conflict'
   | 'lease_lost'
   | 'journal_unavailable'
+  | 'journal_throttled'
   | 'record_unreadable';
 
 /** What happened during one guarded attempt, filled in by the engine and the entry point. */
@@ -192,6 +194,8 @@ export interface AttemptTrace {
   journalError?: Error;
   /** Set when the attempt failed after its handler ran for a reason of the handler's (a staged write refused). */
   failure?: Error;
+  /** DynamoDB's reasons for the throttles the attempt's journal calls met (`TableWriteKeyRangeThroughputExceeded`). */
+  throttleReasons?: readonly string[];
 }
 
 /** A fresh trace. */

@@ -41,6 +41,7 @@ describe('IdempotencyDashboard', () => {
     consumers: ['order-events'],
     deadLetterQueues: [secureQueue(full, 'Dlq')],
     journal: new IdempotencyJournalTable(full, 'Journal'),
+    journalThrottledThreshold: 20,
     alarmAction: new SnsAction(new Topic(full, 'Topic', { enforceSSL: true })),
   });
 
@@ -93,8 +94,22 @@ describe('IdempotencyDashboard', () => {
     },
   );
 
+  it.each([
+    ['the given threshold', () => template, 20],
+    ['the first throttle by default', () => customTemplate, 0],
+  ])('alarms on JournalThrottled above %s, for each operation', (_name, stack, threshold) => {
+    stack().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: [
+        Match.objectLike({ Expression: Match.stringLikeRegexp(`^SELECT SUM\\(${MetricName.journalThrottled}\\)`) }),
+      ],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: threshold,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it('alarms on dead-letter depth and sends every alarm to the action', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -114,7 +129,7 @@ describe('IdempotencyDashboard', () => {
   });
 
   it('uses the given namespace and leaves DLQ alarms to the caller when asked', () => {
-    customTemplate.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    customTemplate.resourceCountIs('AWS::CloudWatch::Alarm', 4);
     customTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', {
       Metrics: [Match.objectLike({ Expression: Match.stringLikeRegexp('FROM "Shop" WHERE Operation = \'checkout\'') })],
     });
@@ -131,6 +146,6 @@ describe('IdempotencyDashboard', () => {
     const after = alarmIds(['GET /health', 'POST /payments', 'POST /payments/{id}/refunds']);
 
     expect(after).toEqual(expect.arrayContaining(before));
-    expect(after).toHaveLength(before.length + 3);
+    expect(after).toHaveLength(before.length + 4);
   });
 });

@@ -1,5 +1,5 @@
 import { parseRetryAfterMs, retryAfterMsOf } from '../../src/client/retryable.js';
-import { InProgressError } from '../../src/core/index.js';
+import { InProgressError, JournalThrottledError } from '../../src/core/index.js';
 
 const NOW_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 
@@ -38,6 +38,14 @@ describe('retryAfterMsOf', () => {
 
   it('reads the wait carried by an InProgressError', () => {
     expect(retryAfterMsOf(new InProgressError(4), NOW_MS)).toBe(4_000);
+  });
+
+  it('reads the jittered wait carried by a JournalThrottledError', () => {
+    const throttled = new JournalThrottledError(['TableWriteKeyRangeThroughputExceeded'], 'throttled', {
+      retryAfterSeconds: 3,
+    });
+
+    expect(retryAfterMsOf(throttled, NOW_MS)).toBe(3_000);
   });
 
   it('finds nothing on a plain error', () => {

@@ -49,7 +49,7 @@ describe('faults on the completion transaction (TransactWriteItems) against Dyna
     expect(await env.ledger('c-sdk-retry')).toBe(1);
   });
 
-  it('commits nothing and answers 503 when the transaction is throttled; the retry after the lease commits once', async () => {
+  it('commits nothing and answers 429 when the transaction is throttled; the retry after the lease commits once', async () => {
     const { send } = env.faulty('complete', { kind: 'throttle' }, { behaviour: staged });
 
     const answer = await send(paymentEvent('c-throttled'));
@@ -58,8 +58,9 @@ describe('faults on the completion transaction (TransactWriteItems) against Dyna
     const retry = await env.healthy(staged)(paymentEvent('c-throttled'));
     const replay = await env.healthy(staged)(paymentEvent('c-throttled'));
 
-    expect(answer.statusCode).toBe(503);
-    expect(answer.headers?.['retry-after']).toBe('1');
+    expect(answer.statusCode).toBe(429);
+    expect(problemType(answer)).toBe('urn:idemkit:problem:journal-throttled');
+    expect(['1', '2', '3']).toContain(answer.headers?.['retry-after']);
     expect(ledgerAfterFault).toBe(0);
     expect(retry.statusCode).toBe(201);
     expect(JSON.parse(retry.body).attempt).toBe(2);
@@ -171,7 +172,7 @@ describe('faults on a plain completion (UpdateItem) against DynamoDB Local', () 
     const retry = await env.healthy()(paymentEvent('u-effect-throttled'));
     const record = await env.journal.get(env.pk('u-effect-throttled'));
 
-    expect(answer.statusCode).toBe(503);
+    expect(answer.statusCode).toBe(429);
     expect(problemType(retry)).toBe('urn:idemkit:problem:needs-review');
     expect(record?.status).toBe(RecordStatus.unknown);
     expect(await env.rail('u-effect-throttled')).toBe(1);

@@ -53,35 +53,21 @@ describe('faults on the reservation (PutItem) against DynamoDB Local', () => {
     expect(await env.ledger('r-sdk-retry')).toBe(1);
   });
 
-  it('fails closed while every SDK attempt is throttled: 503 with Retry-After, no record, and the next retry runs at once', async () => {
-    const { send, fault } = env.faulty('reserve', { kind: 'throttle' }, { maxAttempts: 2 });
+  it('answers a throttled reservation with 429 after one SDK attempt: no record, and the next retry runs at once', async () => {
+    const { send, fault } = env.faulty('reserve', { kind: 'throttle' }, { maxAttempts: 3 });
 
     const answer = await send(paymentEvent('r-throttled'));
     const stored = await env.journal.get(env.pk('r-throttled'));
     const retry = await env.healthy()(paymentEvent('r-throttled'));
 
-    expect(fault.fired()).toBe(2);
-    expect(answer.statusCode).toBe(503);
-    expect(answer.headers?.['retry-after']).toBe('1');
+    expect(fault.fired()).toBe(1);
+    expect(answer.statusCode).toBe(429);
+    expect(problemType(answer)).toBe('urn:idemkit:problem:journal-throttled');
+    expect(['1', '2', '3']).toContain(answer.headers?.['retry-after']);
     expect(stored).toBeUndefined();
     expect(retry.statusCode).toBe(201);
     expect(JSON.parse(retry.body).attempt).toBe(1);
     expect(await env.rail('r-throttled')).toBe(1);
-  });
-
-  it('runs the handler once when a single throttle is absorbed by the SDK’s retry', async () => {
-    const { send, fault } = env.faulty(
-      'reserve',
-      { kind: 'throttle', error: 'ThrottlingException' },
-      { maxAttempts: 3, times: 1 },
-    );
-
-    const answer = await send(paymentEvent('r-throttled-once'));
-
-    expect(fault.fired()).toBe(1);
-    expect(answer.statusCode).toBe(201);
-    expect(await env.ledger('r-throttled-once')).toBe(1);
-    expect(await env.rail('r-throttled-once')).toBe(1);
   });
 
   it('answers 503 when the reservation times out, and resolves the reservation that lands late by its lease', async () => {

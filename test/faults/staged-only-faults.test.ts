@@ -68,7 +68,7 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
       'a ThrottlingError cancellation',
       (client: ReturnType<typeof bareClient>) => injectCancellation(client, { code: 'ThrottlingError' }),
     ],
-  ])('fails closed on %s: 503 with nothing committed, and the retry commits once', async (_name, inject) => {
+  ])('answers %s as throttled: 429 with nothing committed, and the retry commits once', async (_name, inject) => {
     const key = newKey();
     const client = bareClient();
     inject(client);
@@ -77,11 +77,11 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
     const retry = await world.container(entryPoint).send({ key, amount: 100 });
 
     expect(answer).toMatchObject({
-      status: 'journal_unavailable',
-      code: 'journal-unavailable',
+      status: 'journal_throttled',
+      code: 'journal-throttled',
       commands: ['TransactWriteItems'],
     });
-    if (entryPoint === 'http') expect(answer.httpStatus).toBe(503);
+    if (entryPoint === 'http') expect(answer.httpStatus).toBe(429);
     expect(retry.status).toBe('new');
     expect(await world.entries(key)).toBe(1);
   });
@@ -129,7 +129,7 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
       if (entryPoint === 'http') expect(answer.replayed).toBe(false);
     });
 
-    it('fails closed on a throttled put: 503 with nothing committed, and the retry commits once', async () => {
+    it('answers a throttled put with 429, nothing committed, and the retry commits once', async () => {
       const key = newKey();
       const client = bareClient();
       injectFault(client, 'commitStaged', { kind: 'throttle' });
@@ -138,8 +138,8 @@ describe.each(ENTRY_POINTS)('faults on a staged-only commit through %s, against 
       expect(await world.journal().get(pkOf(entryPoint, key))).toBeUndefined();
       const retry = await world.container(entryPoint, nothing).send({ key, amount: 100 });
 
-      expect(answer).toMatchObject({ status: 'journal_unavailable', code: 'journal-unavailable' });
-      if (entryPoint === 'http') expect(answer.httpStatus).toBe(503);
+      expect(answer).toMatchObject({ status: 'journal_throttled', code: 'journal-throttled' });
+      if (entryPoint === 'http') expect(answer.httpStatus).toBe(429);
       expect(retry).toMatchObject({ status: 'new', commands: ['PutItem'] });
     });
   });

@@ -1,7 +1,10 @@
 import {
   ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
   ThrottlingException,
+  TransactionCanceledException,
   type DynamoDBClient,
+  type ThrottlingReason,
 } from '@aws-sdk/client-dynamodb';
 import { journalOperationOf, type JournalOperation } from '../../../src/journal/index.js';
 
@@ -11,7 +14,10 @@ export type JournalCall = JournalOperation;
 /**
  * What goes wrong with a matching request:
  * - `lost-response`: the server applies the request, the client never sees the answer (a network error);
- * - `throttle`: refused before it is sent, as DynamoDB does when a partition is over its throughput;
+ * - `throttle`: refused before it is sent, as DynamoDB does when a partition is over its throughput, with the
+ *   `ThrottlingReasons` DynamoDB sends since 2025 when `reasons` is given;
+ * - `throttled-transaction`: a `TransactWriteItems` cancelled because its first item was throttled
+ *   (cancellation code `ThrottlingError`, the others `None`), as DynamoDB answers a throttled transaction;
  * - `late-write`: the client times out after `timeoutMs`; the request is still delivered after
  *   `deliverAfterMs`, so its write lands when the caller has already given up;
  * - `access-denied`: refused as IAM refuses a role without the permission; DynamoDB's message names the role,
@@ -19,9 +25,13 @@ export type JournalCall = JournalOperation;
  */
 export type Fault =
   | { kind: 'lost-response' }
-  | { kind: 'throttle'; error?: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
+  | { kind: 'throttle'; error?: ThrottleName; reasons?: ThrottlingReason[] }
+  | { kind: 'throttled-transaction' }
   | { kind: 'late-write'; timeoutMs: number; deliverAfterMs: number }
   | { kind: 'access-denied' };
+
+/** DynamoDB's throttling exceptions. */
+export type ThrottleName = 'ProvisionedThroughputExceededException' | 'ThrottlingException' | 'RequestLimitExceeded';
 
 /** What a test can observe about an injected fault. */
 export interface FaultHandle {
@@ -52,17 +62,40 @@ function accessDenied(): Error {
   );
 }
 
-function throttled(error: 'ProvisionedThroughputExceededException' | 'ThrottlingException'): Error {
+function throttled(error: ThrottleName, reasons?: ThrottlingReason[]): Error {
   const $metadata = { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 };
-  return error === 'ThrottlingException'
-    ? new ThrottlingException({
+  switch (error) {
+    case 'ThrottlingException':
+      // The SDK spells this exception's list in lower camel case.
+      return new ThrottlingException({
         message: 'Throughput exceeds the current capacity for one or more global secondary indexes.',
         $metadata,
-      })
-    : new ProvisionedThroughputExceededException({
+        throttlingReasons: reasons,
+      });
+    case 'RequestLimitExceeded':
+      return new RequestLimitExceeded({
+        message: 'Throughput exceeds the current throughput limit for your account.',
+        $metadata,
+        ThrottlingReasons: reasons,
+      });
+    case 'ProvisionedThroughputExceededException':
+      return new ProvisionedThroughputExceededException({
         message: 'The level of configured provisioned throughput for the table was exceeded.',
         $metadata,
+        ThrottlingReasons: reasons,
       });
+  }
+}
+
+function throttledTransaction(input: unknown): Error {
+  const items = (input as { TransactItems?: unknown[] }).TransactItems ?? [];
+  return new TransactionCanceledException({
+    message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError]',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: items.map((_, index) =>
+      index === 0 ? { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' } : { Code: 'None' },
+    ),
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -100,7 +133,9 @@ export function injectFault(
         case 'access-denied':
           throw accessDenied();
         case 'throttle':
-          throw throttled(fault.error ?? 'ProvisionedThroughputExceededException');
+          throw throttled(fault.error ?? 'ProvisionedThroughputExceededException', fault.reasons);
+        case 'throttled-transaction':
+          throw throttledTransaction(args.input);
         case 'late-write':
           late.push(
             sleep(fault.deliverAfterMs)
