@@ -3,74 +3,33 @@ import {
   InProgressError,
   JournalError,
   JournalUnavailableError,
-  KeyInvalidError,
   KeyMissingError,
-  keyProblem,
   lambdaTenantOf,
   LeaseLostError,
   NeedsReviewError,
-  NO_TENANT,
   PayloadMismatchError,
   RecordUnreadableError,
   UniqueConflictError,
   WriteConflictError,
 } from '../core/index.js';
-import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
+import { RecordStatus, type JournalRecord } from '../journal/index.js';
 import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import { actionFor, type AttemptAction, type AttemptPhase } from './attempt-actions.js';
 import { AttemptLog } from './attempt-log.js';
+import { readKey, recordPkOf, scopeNameOf, tenantOf, type AttemptRequest } from './attempt-request.js';
 import { CountedJournal } from './counted-journal.js';
 import { decide, unreadableAsFound, type AttemptOutcome, type Decision } from './decision.js';
 import {
   assertLeasedForDurable,
   durableExecutionOf,
-  durableLeaseMs,
   endsInvocationOnly,
   type DurableExecution,
 } from './durable-execution.js';
 import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
+import { endedBeforeSettling, LEASE_GRACE_MS, leaseMsFor, type LambdaContextLike } from './invocation.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
-
-/**
- * A Lambda context, or any object standing for one outside Lambda. Each field may be `undefined` as well as absent:
- * `@types/aws-lambda` declares `tenantId?: string | undefined`, and a consumer's `exactOptionalPropertyTypes` would
- * otherwise refuse a real `Context`.
- */
-export type LambdaContextLike = {
-  readonly awsRequestId?: string | undefined;
-  /** The invocation's tenant under Lambda tenant isolation (`TenancyConfig` `PER_TENANT`). */
-  readonly tenantId?: string | undefined;
-  readonly xRayTraceId?: string | undefined;
-  getRemainingTimeInMillis?: (() => number) | undefined;
-};
-
-/** One attempt as an entry point describes it, before anything is checked. */
-export interface AttemptRequest {
-  /**
-   * `request` (HTTP, functions: `req#` records) or `message` (queues: `msg#` records, a replay counts as a suppressed
-   * duplicate).
-   */
-  readonly kind: 'request' | 'message';
-  /** Tenant part of the scope (requests only). */
-  readonly tenant?: string;
-  /** The operation, or the consumer of a queue. */
-  readonly operation: string;
-  /** Reads the key (or message id); it may throw `KeyMissingError` or `KeyInvalidError` itself. */
-  readonly key: () => unknown;
-  /** How answers name the key: `'The Idempotency-Key header'`, `'The message id'`. */
-  readonly keyLabel: string;
-  /** A problem the entry point found while reading the key (two different headers, say). */
-  readonly keyProblem?: string;
-  /** Why the tenant or operation could not be read (checked after the key, before the fingerprint). */
-  readonly scopeError?: unknown;
-  /** Hex fingerprint of the request; read only once the key passed its checks. */
-  readonly fingerprint: () => string;
-  /**
-   * What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input.
-   */
-  readonly legacyEvent?: unknown;
-}
 
 /** What an attempt meets before its handler runs. */
 export type Admission =
@@ -101,9 +60,6 @@ export type RunResult =
 /** A conditional write lost to another attempt: the record is read and decided anew. */
 const RACED = Symbol('raced');
 const MAX_RACES = 3;
-const LEASE_GRACE_MS = 1_000;
-/** The lease of an attempt with no `leaseMs` option and no Lambda deadline. */
-export const DEFAULT_LEASE_MS = 30_000;
 const POLL_INTERVAL_MS = 100;
 
 /**
@@ -216,7 +172,7 @@ export class Attempt {
     } catch (error) {
       return this.storeFailed(error, answer);
     }
-    if (stored.kind === 'found') return this.apply(stored.decision, 'commit');
+    if (stored.kind === 'found') return this.carryOut(stored.decision, 'commit');
     if (stored.claimedKey) this.note('new');
     settlement.scope.outbox.forEach(() => this.note('outboxPublished'));
     rememberCompleted(this.settings, settlement.scope, stored.stored);
@@ -260,7 +216,7 @@ export class Attempt {
     this.log.emit({
       requestId: this.requestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),
-      tenant: this.request.kind === 'request' ? this.tenant : undefined,
+      tenant: this.request.kind === 'request' ? tenantOf(this.request) : undefined,
       lambdaTenant: this.lambdaTenant,
       operation: this.request.operation,
       key: this.key,
@@ -273,12 +229,9 @@ export class Attempt {
 
   private async admitKey(): Promise<Admission> {
     const { pk, fingerprint } = this.identify();
-    const { localCache, clock, effects } = this.settings;
-    const cached = localCache?.get(pk, clock());
-    if (cached) {
-      if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
-      return this.replayOf(cached.response.value);
-    }
+    const remembered = this.answerFromMemory(pk, fingerprint);
+    if (remembered) return remembered;
+    const { clock, effects } = this.settings;
     if (this.durable) assertLeasedForDurable(effects);
     // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
     if (effects === 'staged-only') return this.holdStaged(pk, fingerprint);
@@ -300,7 +253,7 @@ export class Attempt {
         found = reservation.record;
       }
       const decision = decide(found, this.decisionInput(fingerprint, 'leased'));
-      const applied = await this.apply(decision, 'admission');
+      const applied = await this.carryOut(decision, 'admission');
       if (applied !== RACED && applied !== 'wait') return applied;
       if (applied === RACED || decision.kind === 'claimable') {
         // Another attempt changed the record between our read and our write: decide again on what it wrote.
@@ -316,6 +269,17 @@ export class Attempt {
   }
 
   /**
+   * What this container already knows of the key, asked before the journal: a completed outcome
+   * the local cache kept answers without a DynamoDB call.
+   */
+  private answerFromMemory(pk: string, fingerprint: string): Admission | undefined {
+    const cached = this.settings.localCache?.get(pk, this.settings.clock());
+    if (!cached) return undefined;
+    if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
+    return this.replayOf(cached.response.value);
+  }
+
+  /**
    * Checks the key, then fingerprints the request: key present and valid, then scope, then
    * fingerprint, as every entry point must.
    *
@@ -323,30 +287,17 @@ export class Attempt {
    */
   private identify(): { pk: string; fingerprint: string } {
     const { request } = this;
-    let key: unknown;
     try {
-      if (request.keyProblem) throw new KeyInvalidError(request.keyProblem);
-      key = request.key();
-      if (key === undefined || key === null || key === '') {
-        throw new KeyMissingError(`${request.keyLabel} is required for ${request.operation}`);
-      }
-      const problem = keyProblem(key as string);
-      if (problem) throw new KeyInvalidError(`${request.keyLabel} ${problem}`);
+      this.key = readKey(request);
     } catch (error) {
-      // Whatever stops the key from being read (an unreadable body holding it, say) makes it invalid.
       this.note(error instanceof KeyMissingError ? 'missingKey' : 'invalidKey');
       throw error;
     }
-    this.key = key as string;
     if (request.scopeError) throw request.scopeError;
     this.lambdaTenant = lambdaTenantOf(this.durable?.invocation ?? this.context);
-    const pk =
-      request.kind === 'message'
-        ? messagePk(request.operation, this.key, this.lambdaTenant)
-        : requestPk(this.tenant, request.operation, this.key, this.lambdaTenant);
-    this.pk = pk;
+    this.pk = recordPkOf(request, this.key, this.lambdaTenant);
     this.requestHash = request.fingerprint();
-    return { pk, fingerprint: this.requestHash };
+    return { pk: this.pk, fingerprint: this.requestHash };
   }
 
   /** A fresh reservation: counted new (or an expired key reused), unless the previous library answers for it. */
@@ -359,71 +310,94 @@ export class Attempt {
   }
 
   /**
-   * Applies a decision on a found record. `admission`: before the handler ran (writes that take
-   * over or mark the record are made here; `RACED` when one lost, `wait` while a lease is live);
-   * `commit`: a staged-only commit found the key taken; `lease-lost`: the attempt lost its lease
-   * and answers with what the record now says, writing nothing.
+   * The executor: carries out what {@link actionFor} says of a decision met in `phase` (see
+   * attempt-actions.ts for what each action means). At admission it answers `RACED` when the
+   * attempt must decide again and `wait` while a live lease holds the key.
    */
-  private async apply(decision: Decision, phase: 'admission'): Promise<Admission | typeof RACED | 'wait'>;
-  private async apply(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
-  private async apply(
+  private async carryOut(decision: Decision, phase: 'admission'): Promise<Admission | typeof RACED | 'wait'>;
+  private async carryOut(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
+  private async carryOut(
     decision: Decision,
-    phase: 'admission' | 'commit' | 'lease-lost',
+    phase: AttemptPhase,
   ): Promise<Admission | RunResult | typeof RACED | 'wait'> {
-    const answering = phase === 'lease-lost';
     // The log line names the attempt a refusal met; a replay is not an attempt of its own.
     if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
-    switch (decision.kind) {
-      case 'unreadable':
-        this.noteUnreadable(decision.error);
-        throw decision.error;
-      case 'mismatch':
-        if (!answering) this.note('mismatch');
-        throw new PayloadMismatchError(decision.record);
-      case 'replay': {
-        const response = decision.record.response?.value;
-        this.settings.localCache?.remember(decision.record);
-        if (phase === 'admission') return this.replayOf(response);
-        if (!answering) this.note(this.replayOutcome);
-        this.assertReplayable(response);
-        assertStoredResponse(response);
-        return { kind: 'superseded', response };
-      }
-      case 'review': {
-        if (answering) throw new NeedsReviewError(decision.record);
-        let marked = false;
-        if (decision.abandon) {
-          marked = await this.journal.markAbandonedUnknown(decision.record.pk, decision.record.leaseToken).then(
-            () => true,
-            (error: unknown) => {
-              if (error instanceof LeaseLostError) return false;
-              throw error;
-            },
-          );
-          // Changed since it was read: admitting decides again; a commit answers with what it found.
-          if (!marked && phase === 'admission') return RACED;
-        }
-        this.note(marked ? 'markedUnknown' : 'foundUnknown');
-        throw new NeedsReviewError(decision.record);
-      }
+    const action = actionFor(decision.kind, phase);
+    // The table gives an action on a record only to decisions that carry one (attempt-actions.test.ts).
+    const record = 'record' in decision ? decision.record : undefined;
+    switch (action.kind) {
+      case 'reserve-again':
+        return RACED;
+      case 'wait':
+        return 'wait';
       case 'resume':
-        if (phase !== 'admission') break;
         // A replay of the execution holding the record: its own lease, not a duplicate's 409.
         this.note('resumed');
-        return this.hold(decision.record, false);
+        return this.hold(record!, false);
       case 'take-over':
       case 'recover':
-        if (phase !== 'admission') break;
-        return this.takeOver(decision.record, decision.kind === 'recover');
-      case 'in-progress':
-        if (phase === 'admission') return 'wait';
-        break;
-      case 'claimable':
-        if (phase === 'admission') return RACED;
-        break;
+        return this.takeOver(record!, action.kind === 'recover');
+      case 'replay':
+        this.settings.localCache?.remember(record!);
+        return this.replayOf(record!.response?.value);
+      case 'supersede':
+        return this.supersede(record!, action.counted);
+      case 'mark-for-review':
+        return this.markForReview(decision, action.whenRaced);
+      case 'refuse':
+        throw this.refusal(decision, action);
     }
-    if (!answering) this.note('inProgress');
-    throw this.inProgressError(decision);
+  }
+
+  /** Answers with the stored outcome of another attempt, instead of this attempt's own. */
+  private supersede(record: JournalRecord, counted: boolean): RunResult {
+    const response = record.response?.value;
+    this.settings.localCache?.remember(record);
+    if (counted) this.note(this.replayOutcome);
+    this.assertReplayable(response);
+    assertStoredResponse(response);
+    return { kind: 'superseded', response };
+  }
+
+  /** Marks an abandoned record `UNKNOWN` for an operator, fenced on the token read, and refuses. */
+  private async markForReview(
+    decision: Decision,
+    whenRaced: Extract<AttemptAction, { kind: 'mark-for-review' }>['whenRaced'],
+  ): Promise<typeof RACED> {
+    const { record, abandon } = decision as Extract<Decision, { kind: 'review' }>;
+    let marked = false;
+    if (abandon) {
+      marked = await this.journal.markAbandonedUnknown(record.pk, record.leaseToken).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof LeaseLostError) return false;
+          throw error;
+        },
+      );
+      if (!marked && whenRaced === 'decide-again') return RACED;
+    }
+    this.note(marked ? 'markedUnknown' : 'foundUnknown');
+    throw new NeedsReviewError(record);
+  }
+
+  /** The typed error of a refusal, counted when the table says so. */
+  private refusal(decision: Decision, action: Extract<AttemptAction, { kind: 'refuse' }>): unknown {
+    const record = 'record' in decision ? decision.record : undefined;
+    switch (action.refusal) {
+      case 'unreadable': {
+        const { error } = decision as Extract<Decision, { kind: 'unreadable' }>;
+        this.noteUnreadable(error);
+        return error;
+      }
+      case 'mismatch':
+        if (action.counted) this.note('mismatch');
+        return new PayloadMismatchError(record);
+      case 'needs-review':
+        return new NeedsReviewError(record!);
+      case 'in-progress':
+        if (action.counted) this.note('inProgress');
+        return this.inProgressError(decision);
+    }
   }
 
   private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | typeof RACED> {
@@ -634,7 +608,7 @@ export class Attempt {
       stored?.status === RecordStatus.completed && stored.response
         ? stored
         : await this.journal.get(this.running().scope.pk).catch(unreadableAsFound);
-    return this.apply(decide(found, this.decisionInput(this.running().scope.fingerprint, 'leased')), 'lease-lost');
+    return this.carryOut(decide(found, this.decisionInput(this.running().scope.fingerprint, 'leased')), 'lease-lost');
   }
 
   // ---- the attempt's record of itself ----
@@ -691,47 +665,13 @@ export class Attempt {
     return leaseMsFor(this.settings, this.durable, this.remainingTimeMs);
   }
 
-  private get tenant(): string {
-    return this.request.tenant ?? NO_TENANT;
-  }
-
   /** `<tenant>#<operation>`, or the consumer of a queue; behind `<lambdaTenant>|` under Lambda tenant isolation. */
   private get scopeName(): string {
-    const name = this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
-    return this.lambdaTenant === undefined ? name : `${this.lambdaTenant}|${name}`;
+    return scopeNameOf(this.request, this.lambdaTenant);
   }
 
   /** The scope stops answering `idempotencyOf(context)` once the attempt is being settled. */
   private release(): void {
     if (this.context) unbindScope(this.context);
   }
-}
-
-/**
- * The lease an attempt asks for: a durable execution's whole timeout; else the option, else the
- * Lambda's remaining time plus a grace second, else a default.
- */
-function leaseMsFor(
-  settings: Pick<EngineSettings, 'leaseMs' | 'durableExecutionTimeoutSeconds'>,
-  durable: DurableExecution | undefined,
-  remainingTimeMs: (() => number) | undefined,
-): number {
-  if (durable) return durableLeaseMs(settings.durableExecutionTimeoutSeconds, LEASE_GRACE_MS);
-  if (settings.leaseMs !== undefined) return settings.leaseMs;
-  const remainingMs = remainingTimeMs?.();
-  return remainingMs !== undefined ? remainingMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
-}
-
-/**
- * Whether a handler's error says its invocation ended before the handler settled, so its promise
- * may still be running: Middy's `timeoutEarly` (`@middy/core` rejects with its `TimeoutError` a few
- * milliseconds before the Lambda deadline while the handler goes on; Lambda freezes the container
- * and, when it is reused, the handler continues).
- */
-export function endedBeforeSettling(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    error.name === 'TimeoutError' &&
-    (error.cause as { package?: unknown } | undefined)?.package === '@middy/core'
-  );
 }
