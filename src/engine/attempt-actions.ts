@@ -51,14 +51,14 @@ export type AttemptAction =
    * Only an operator may decide: a record still `IN_PROGRESS` is marked `UNKNOWN` first, fenced on
    * the token read (counted `markedUnknown`; one already `UNKNOWN` is counted `foundUnknown`), then
    * `NeedsReviewError` answers. When the mark finds the record changed, `whenRaced` says what follows:
-   * decide again on what it now holds, or refuse as found.
+   * read it again and decide anew, or refuse as found (counted `foundUnknown`).
    */
-  | { readonly kind: 'mark-for-review'; readonly whenRaced: 'decide-again' | 'refuse' }
+  | { readonly kind: 'mark-for-review'; readonly whenRaced: 'read-again' | 'refuse' }
   /** The attempt is refused with the typed error of `refusal`; nothing is written. */
   | { readonly kind: 'refuse'; readonly refusal: Refusal; readonly counted: boolean };
 
-/** The kinds of {@link AttemptAction}. */
-export type AttemptActionKind = AttemptAction['kind'];
+/** The action of kind `K`. */
+export type ActionOf<K extends AttemptAction['kind']> = Extract<AttemptAction, { readonly kind: K }>;
 
 const refuse = (refusal: Refusal, counted: boolean): AttemptAction => ({ kind: 'refuse', refusal, counted });
 /** Anything that holds the key, met after the handler ran: the attempt cannot run again, so it answers 409. */
@@ -112,7 +112,7 @@ export const ATTEMPT_ACTIONS: {
     'lease-lost': heldAfterRun('lease-lost'),
   },
   review: {
-    admission: { kind: 'mark-for-review', whenRaced: 'decide-again' },
+    admission: { kind: 'mark-for-review', whenRaced: 'read-again' },
     // The handler ran and its writes were not committed: a record changed under the mark answers as found.
     commit: { kind: 'mark-for-review', whenRaced: 'refuse' },
     // The attempt that took over owns the record now: it is answered as it is, never marked.

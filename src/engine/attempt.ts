@@ -14,7 +14,7 @@ import {
 } from '../core/index.js';
 import { RecordStatus, type JournalRecord } from '../journal/index.js';
 import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
-import { actionFor, type AttemptAction, type AttemptPhase } from './attempt-actions.js';
+import { actionFor, type ActionOf, type AttemptPhase } from './attempt-actions.js';
 import { AttemptLog } from './attempt-log.js';
 import { readKey, recordPkOf, scopeNameOf, tenantOf, type AttemptRequest } from './attempt-request.js';
 import { CountedJournal } from './counted-journal.js';
@@ -57,16 +57,21 @@ export type RunResult =
       readonly interrupted: boolean;
     };
 
-/** A conditional write lost to another attempt: the record is read and decided anew. */
-const RACED = Symbol('raced');
+/**
+ * What the admission does next when an action did not settle it: reserve again (the key is free
+ * since the write that was refused), read again (a write of ours lost to a change: decide anew on
+ * what it wrote), or wait for a live lease and read again.
+ */
+type NextStep = 'reserve-again' | 'read-again' | 'wait';
 const MAX_RACES = 3;
 const POLL_INTERVAL_MS = 100;
 
 /**
- * One guarded attempt from its key check to its log line. It applies what {@link decide} says
- * of every record found in its way (and alone writes the attempt's status and metrics, through
- * its {@link AttemptLog}), holds its scope while the handler runs, settles the outcome through
- * the {@link Settlement} its mode gives it, and writes the log line once.
+ * One guarded attempt from its key check to its log line. Every record found in its way is decided
+ * by {@link decide}; what the attempt then does is read from one table ({@link actionFor}) and
+ * carried out by its executor ({@link Attempt.carryOut}), which alone writes the attempt's status and
+ * metrics, through its {@link AttemptLog}. It holds its scope while the handler runs, settles the
+ * outcome through the {@link Settlement} its mode gives it, and writes the log line once.
  */
 export class Attempt {
   readonly journal: CountedJournal;
@@ -227,6 +232,10 @@ export class Attempt {
 
   // ---- admission ----
 
+  /**
+   * The key and fingerprint first; then what this container remembers of the key; then the
+   * journal: reserve, and decide what a record in the way means until an action admits or refuses.
+   */
   private async admitKey(): Promise<Admission> {
     const { pk, fingerprint } = this.identify();
     const remembered = this.answerFromMemory(pk, fingerprint);
@@ -239,9 +248,9 @@ export class Attempt {
     const waitMs = this.settings.inProgress === 'wait' ? this.settings.waitMs : 0;
     const waitUntil = clock() + Math.min(waitMs, (this.remainingTimeMs?.() ?? Infinity) - LEASE_GRACE_MS);
     let found: JournalRecord | RecordUnreadableError | undefined;
-    let reserving = true;
+    let next: NextStep = 'reserve-again';
     for (let races = 0; ;) {
-      if (reserving) {
+      if (next === 'reserve-again') {
         const reservation = await this.journal.reserve({
           pk,
           fingerprint,
@@ -251,20 +260,21 @@ export class Attempt {
         });
         if (reservation.reserved) return this.reserved(reservation.record, reservation.replacedExpired);
         found = reservation.record;
+      } else {
+        // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
+        found = await this.journal.get(pk).catch(unreadableAsFound);
       }
       const decision = decide(found, this.decisionInput(fingerprint, 'leased'));
-      const applied = await this.carryOut(decision, 'admission');
-      if (applied !== RACED && applied !== 'wait') return applied;
-      if (applied === RACED || decision.kind === 'claimable') {
+      const step = await this.carryOut(decision, 'admission');
+      if (typeof step !== 'string') return step;
+      if (step !== 'wait') {
         // Another attempt changed the record between our read and our write: decide again on what it wrote.
         if (++races > MAX_RACES) return this.refuse('inProgress', this.inProgressError(decision));
       } else {
         if (clock() + POLL_INTERVAL_MS > waitUntil) return this.refuse('inProgress', this.inProgressError(decision));
         await this.settings.sleep(POLL_INTERVAL_MS);
       }
-      reserving = decision.kind === 'claimable';
-      // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
-      if (!reserving) found = await this.journal.get(pk).catch(unreadableAsFound);
+      next = step;
     }
   }
 
@@ -310,143 +320,6 @@ export class Attempt {
   }
 
   /**
-   * The executor: carries out what {@link actionFor} says of a decision met in `phase` (see
-   * attempt-actions.ts for what each action means). At admission it answers `RACED` when the
-   * attempt must decide again and `wait` while a live lease holds the key.
-   */
-  private async carryOut(decision: Decision, phase: 'admission'): Promise<Admission | typeof RACED | 'wait'>;
-  private async carryOut(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
-  private async carryOut(
-    decision: Decision,
-    phase: AttemptPhase,
-  ): Promise<Admission | RunResult | typeof RACED | 'wait'> {
-    // The log line names the attempt a refusal met; a replay is not an attempt of its own.
-    if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
-    const action = actionFor(decision.kind, phase);
-    // The table gives an action on a record only to decisions that carry one (attempt-actions.test.ts).
-    const record = 'record' in decision ? decision.record : undefined;
-    switch (action.kind) {
-      case 'reserve-again':
-        return RACED;
-      case 'wait':
-        return 'wait';
-      case 'resume':
-        // A replay of the execution holding the record: its own lease, not a duplicate's 409.
-        this.note('resumed');
-        return this.hold(record!, false);
-      case 'take-over':
-      case 'recover':
-        return this.takeOver(record!, action.kind === 'recover');
-      case 'replay':
-        this.settings.localCache?.remember(record!);
-        return this.replayOf(record!.response?.value);
-      case 'supersede':
-        return this.supersede(record!, action.counted);
-      case 'mark-for-review':
-        return this.markForReview(decision, action.whenRaced);
-      case 'refuse':
-        throw this.refusal(decision, action);
-    }
-  }
-
-  /** Answers with the stored outcome of another attempt, instead of this attempt's own. */
-  private supersede(record: JournalRecord, counted: boolean): RunResult {
-    const response = record.response?.value;
-    this.settings.localCache?.remember(record);
-    if (counted) this.note(this.replayOutcome);
-    this.assertReplayable(response);
-    assertStoredResponse(response);
-    return { kind: 'superseded', response };
-  }
-
-  /** Marks an abandoned record `UNKNOWN` for an operator, fenced on the token read, and refuses. */
-  private async markForReview(
-    decision: Decision,
-    whenRaced: Extract<AttemptAction, { kind: 'mark-for-review' }>['whenRaced'],
-  ): Promise<typeof RACED> {
-    const { record, abandon } = decision as Extract<Decision, { kind: 'review' }>;
-    let marked = false;
-    if (abandon) {
-      marked = await this.journal.markAbandonedUnknown(record.pk, record.leaseToken).then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof LeaseLostError) return false;
-          throw error;
-        },
-      );
-      if (!marked && whenRaced === 'decide-again') return RACED;
-    }
-    this.note(marked ? 'markedUnknown' : 'foundUnknown');
-    throw new NeedsReviewError(record);
-  }
-
-  /** The typed error of a refusal, counted when the table says so. */
-  private refusal(decision: Decision, action: Extract<AttemptAction, { kind: 'refuse' }>): unknown {
-    const record = 'record' in decision ? decision.record : undefined;
-    switch (action.refusal) {
-      case 'unreadable': {
-        const { error } = decision as Extract<Decision, { kind: 'unreadable' }>;
-        this.noteUnreadable(error);
-        return error;
-      }
-      case 'mismatch':
-        if (action.counted) this.note('mismatch');
-        return new PayloadMismatchError(record);
-      case 'needs-review':
-        return new NeedsReviewError(record!);
-      case 'in-progress':
-        if (action.counted) this.note('inProgress');
-        return this.inProgressError(decision);
-    }
-  }
-
-  private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | typeof RACED> {
-    let taken: JournalRecord;
-    try {
-      taken = await this.journal.takeOver({
-        pk: record.pk,
-        expectedToken: record.leaseToken,
-        leaseMs: this.leaseMs(),
-        durableExecutionArn: this.durable?.executionArn,
-      });
-    } catch (error) {
-      if (!(error instanceof LeaseLostError)) throw error;
-      return RACED;
-    }
-    this.note('takenOver');
-    // The record read showed no effect, but its holder may have begun one before this takeover landed
-    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
-    // effect that may have happened is never run again as new work.
-    const effectMayHaveHappened = recovering || taken.effectStarted;
-    const admission = this.hold(taken, effectMayHaveHappened);
-    if (!effectMayHaveHappened) return admission;
-    return this.decideRecovery(recovering ? record : taken);
-  }
-
-  /**
-   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
-   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
-   */
-  private async decideRecovery(record: JournalRecord): Promise<Admission> {
-    const { recover } = this.settings;
-    const settlement = this.running();
-    if (recover) {
-      let decision: RecoveryDecision;
-      try {
-        decision = await recover(settlement.scope);
-      } catch (error) {
-        await this.letGo();
-        throw error;
-      }
-      if (decision.outcome === 'rerun') return this.admission;
-      if (decision.outcome === 'completed') return this.answerWithStored(decision.response);
-    }
-    await this.journal.markUnknown(record.pk, settlement.scope.leaseToken);
-    this.note('markedUnknown');
-    throw new NeedsReviewError(record);
-  }
-
-  /**
    * During a migration, what the previous library holds for a freshly reserved request answers
    * instead of the handler: its completed outcome completes this record and is replayed; a live
    * execution or another payload releases the reservation and answers 409 or 422.
@@ -489,6 +362,141 @@ export class Attempt {
     assertStoredResponse(settled.response);
     return { kind: 'replay', response: settled.response };
   }
+
+  // ---- the executor: what the table says, carried out ----
+
+  /**
+   * The executor: carries out what {@link actionFor} says of a decision met in `phase` (see
+   * attempt-actions.ts for what each action means). At admission it may answer with the
+   * {@link NextStep} instead.
+   */
+  private async carryOut(decision: Decision, phase: 'admission'): Promise<Admission | NextStep>;
+  private async carryOut(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
+  private async carryOut(decision: Decision, phase: AttemptPhase): Promise<Admission | RunResult | NextStep> {
+    // The log line names the attempt a refusal met; a replay is not an attempt of its own.
+    if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
+    const action = actionFor(decision.kind, phase);
+    // The table gives an action on a record only to decisions that carry one (attempt-actions.test.ts).
+    const record = 'record' in decision ? decision.record : undefined;
+    switch (action.kind) {
+      case 'reserve-again':
+      case 'wait':
+        return action.kind;
+      case 'resume':
+        // A replay of the execution holding the record: its own lease, not a duplicate's 409.
+        this.note('resumed');
+        return this.hold(record!, false);
+      case 'take-over':
+      case 'recover':
+        return this.takeOver(record!, action.kind === 'recover');
+      case 'replay':
+        this.settings.localCache?.remember(record!);
+        return this.replayOf(record!.response?.value);
+      case 'supersede':
+        return this.supersede(record!, action.counted);
+      case 'mark-for-review':
+        return this.markForReview(decision, action);
+      case 'refuse':
+        throw this.refusal(decision, action);
+    }
+  }
+
+  /** Answers with the stored outcome of another attempt, instead of this attempt's own. */
+  private supersede(record: JournalRecord, counted: boolean): RunResult {
+    const response = record.response?.value;
+    this.settings.localCache?.remember(record);
+    if (counted) this.note(this.replayOutcome);
+    this.assertReplayable(response);
+    assertStoredResponse(response);
+    return { kind: 'superseded', response };
+  }
+
+  /** Marks an abandoned record `UNKNOWN` for an operator, fenced on the token read, and refuses. */
+  private async markForReview(decision: Decision, { whenRaced }: ActionOf<'mark-for-review'>): Promise<NextStep> {
+    // The table marks for review only what decide() sent for review.
+    const { record, abandon } = decision as Extract<Decision, { kind: 'review' }>;
+    let marked = false;
+    if (abandon) {
+      marked = await this.journal.markAbandonedUnknown(record.pk, record.leaseToken).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof LeaseLostError) return false;
+          throw error;
+        },
+      );
+      if (!marked && whenRaced === 'read-again') return 'read-again';
+    }
+    this.note(marked ? 'markedUnknown' : 'foundUnknown');
+    throw new NeedsReviewError(record);
+  }
+
+  /** The typed error of a refusal, counted when the table says so. */
+  private refusal(decision: Decision, action: ActionOf<'refuse'>): unknown {
+    const record = 'record' in decision ? decision.record : undefined;
+    switch (action.refusal) {
+      case 'unreadable': {
+        const { error } = decision as Extract<Decision, { kind: 'unreadable' }>;
+        this.noteUnreadable(error);
+        return error;
+      }
+      case 'mismatch':
+        if (action.counted) this.note('mismatch');
+        return new PayloadMismatchError(record);
+      case 'needs-review':
+        return new NeedsReviewError(record!);
+      case 'in-progress':
+        if (action.counted) this.note('inProgress');
+        return this.inProgressError(decision);
+    }
+  }
+
+  private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | NextStep> {
+    let taken: JournalRecord;
+    try {
+      taken = await this.journal.takeOver({
+        pk: record.pk,
+        expectedToken: record.leaseToken,
+        leaseMs: this.leaseMs(),
+        durableExecutionArn: this.durable?.executionArn,
+      });
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      return 'read-again';
+    }
+    this.note('takenOver');
+    // The record read showed no effect, but its holder may have begun one before this takeover landed
+    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
+    // effect that may have happened is never run again as new work.
+    const effectMayHaveHappened = recovering || taken.effectStarted;
+    const admission = this.hold(taken, effectMayHaveHappened);
+    if (!effectMayHaveHappened) return admission;
+    return this.decideRecovery(recovering ? record : taken);
+  }
+
+  /**
+   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
+   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
+   */
+  private async decideRecovery(record: JournalRecord): Promise<Admission> {
+    const { recover } = this.settings;
+    const settlement = this.running();
+    if (recover) {
+      let decision: RecoveryDecision;
+      try {
+        decision = await recover(settlement.scope);
+      } catch (error) {
+        await this.letGo();
+        throw error;
+      }
+      if (decision.outcome === 'rerun') return this.admission;
+      if (decision.outcome === 'completed') return this.answerWithStored(decision.response);
+    }
+    await this.journal.markUnknown(record.pk, settlement.scope.leaseToken);
+    this.note('markedUnknown');
+    throw new NeedsReviewError(record);
+  }
+
+  // ---- holding, replaying, refusing ----
 
   /** Admits the attempt to run under the lease of `record`, its scope bound to the context. */
   private hold(record: JournalRecord, recovering: boolean): Admission {

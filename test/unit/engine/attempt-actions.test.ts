@@ -24,7 +24,7 @@ in-progress  | wait                        | refuse in-progress      | refuse in
 resume       | resume                      | refuse in-progress      | refuse in-progress quietly
 take-over    | take-over                   | refuse in-progress      | refuse in-progress quietly
 recover      | recover                     | refuse in-progress      | refuse in-progress quietly
-review       | mark-for-review, then again | mark-for-review, refuse | refuse needs-review quietly
+review       | mark-for-review, read again | mark-for-review, refuse | refuse needs-review quietly
 unreadable   | refuse unreadable           | refuse unreadable       | refuse unreadable
 `;
 
@@ -35,7 +35,7 @@ function actionOf(cell: string): AttemptAction {
   if (words.startsWith('refuse '))
     return { kind: 'refuse', refusal: words.slice('refuse '.length) as never, counted: !quietly };
   if (words === 'supersede') return { kind: 'supersede', counted: !quietly };
-  if (words === 'mark-for-review, then again') return { kind: 'mark-for-review', whenRaced: 'decide-again' };
+  if (words === 'mark-for-review, read again') return { kind: 'mark-for-review', whenRaced: 'read-again' };
   if (words === 'mark-for-review, refuse') return { kind: 'mark-for-review', whenRaced: 'refuse' };
   return { kind: words } as AttemptAction;
 }
