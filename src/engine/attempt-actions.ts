@@ -2,7 +2,7 @@ import type { DecisionKind } from './decision.js';
 
 /**
  * What an attempt does about a record found in its way, stated once for every place it meets one.
- * {@link decide} says what the record means; {@link ATTEMPT_ACTIONS} says what the attempt does
+ * `decide()` (decision.ts) says what the record means; {@link ATTEMPT_ACTIONS} says what the attempt does
  * about it in each {@link AttemptPhase}, and the attempt's executor carries the action out. The
  * table is pure data: it reads no clock and calls nothing, and a test writes it out on its own.
  */
@@ -35,7 +35,10 @@ export type Refusal = 'mismatch' | 'in-progress' | 'needs-review' | 'unreadable'
 export type AttemptAction =
   /** The key is free again (released, expired) since the write that was refused: reserve again, as a race. */
   | { readonly kind: 'reserve-again' }
-  /** A live lease holds the key: read again until it settles or the wait is over, then answer 409. */
+  /**
+   * A live lease holds the key: read again until it settles or the wait is over (at once unless
+   * `inProgress: 'wait'`), then answer 409.
+   */
   | { readonly kind: 'wait' }
   /** The durable execution this attempt belongs to holds the record: run the handler under its lease. */
   | { readonly kind: 'resume' }
@@ -43,9 +46,9 @@ export type AttemptAction =
   | { readonly kind: 'take-over' }
   /** An effect may have happened: take the record over under a new token and let the `recover` hook decide. */
   | { readonly kind: 'recover' }
-  /** The stored outcome answers the caller, counted as a replay (a suppressed duplicate for a queue). */
+  /** The stored outcome answers, counted as a replay (a queue's suppressed duplicate), kept in the local cache. */
   | { readonly kind: 'replay' }
-  /** Another attempt's stored outcome answers instead of this attempt's own. */
+  /** Another attempt's stored outcome answers instead of this attempt's own (and is kept in the local cache). */
   | { readonly kind: 'supersede'; readonly counted: boolean }
   /**
    * Only an operator may decide: a record still `IN_PROGRESS` is marked `UNKNOWN` first, fenced on

@@ -26,7 +26,13 @@ import {
   type DurableExecution,
 } from './durable-execution.js';
 import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
-import { endedBeforeSettling, LEASE_GRACE_MS, leaseMsFor, type LambdaContextLike } from './invocation.js';
+import {
+  endedBeforeSettling,
+  LEASE_GRACE_MS,
+  leaseMsFor,
+  remainingTimeOf,
+  type LambdaContextLike,
+} from './invocation.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
@@ -96,10 +102,7 @@ export class Attempt {
     this.log = new AttemptLog(telemetry, settings.clock, settings.tracer);
     this.journal = new CountedJournal(settings.journal);
     this.durable = durableExecutionOf(context);
-    // A durable context carries the invocation's own Lambda context: its remaining time is this invocation's.
-    const invocation = this.durable?.invocation ?? context;
-    const getRemaining = invocation?.getRemainingTimeInMillis;
-    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
+    this.remainingTimeMs = remainingTimeOf(context, this.durable);
   }
 
   /** The Lambda request id of this invocation (the log line's `request_id`), if the context has one. */
@@ -127,6 +130,7 @@ export class Attempt {
     try {
       this.admitted = await this.admitKey();
     } catch (error) {
+      // Where an error met while admitting (the journal's included) becomes a refusal.
       if (error instanceof JournalUnavailableError) this.log.noteUnavailable(error);
       else if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
       this.release();
@@ -238,7 +242,7 @@ export class Attempt {
    */
   private async admitKey(): Promise<Admission> {
     const { pk, fingerprint } = this.identify();
-    const remembered = this.answerFromMemory(pk, fingerprint);
+    const remembered = await this.answerFromMemory(pk, fingerprint);
     if (remembered) return remembered;
     const { clock, effects } = this.settings;
     if (this.durable) assertLeasedForDurable(effects);
@@ -279,10 +283,10 @@ export class Attempt {
   }
 
   /**
-   * What this container already knows of the key, asked before the journal: a completed outcome
-   * the local cache kept answers without a DynamoDB call.
+   * What this process already knows of the key, asked before the journal (the one place to ask
+   * anything kept in memory): a completed outcome the local cache kept answers without a DynamoDB call.
    */
-  private answerFromMemory(pk: string, fingerprint: string): Admission | undefined {
+  private async answerFromMemory(pk: string, fingerprint: string): Promise<Admission | undefined> {
     const cached = this.settings.localCache?.get(pk, this.settings.clock());
     if (!cached) return undefined;
     if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
@@ -355,7 +359,10 @@ export class Attempt {
     await this.journal.release(pk, leaseToken).catch(() => this.note('journalError'));
   }
 
-  /** Completes the held record with an outcome handed back (by a `recover` hook or the previous library) and answers with it. */
+  /**
+   * Completes the held record with an outcome handed back (by a `recover` hook or the previous
+   * library) and answers with it.
+   */
   private async answerWithStored(response: unknown): Promise<Admission> {
     const settled = await this.settle({ store: true, response: this.settings.storedFormOf(response) });
     if (settled.kind === 'failed') throw settled.error;
@@ -570,6 +577,7 @@ export class Attempt {
     }
   }
 
+  /** What a store that threw answers: where a journal error met while settling becomes an answer. */
   private async storeFailed(error: unknown, answer: RunResult): Promise<RunResult> {
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
     if (error instanceof RecordUnreadableError) {

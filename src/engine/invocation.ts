@@ -26,6 +26,21 @@ export const LEASE_GRACE_MS = 1_000;
 export const DEFAULT_LEASE_MS = 30_000;
 
 /**
+ * How long the invocation has left, read at each call: a durable context carries the invocation's
+ * own Lambda context, so its remaining time is this invocation's. Undefined outside Lambda.
+ *
+ * @example remainingTimeOf(context, durableExecutionOf(context))?.() // 14_850
+ */
+export function remainingTimeOf(
+  context: LambdaContextLike,
+  durable: DurableExecution | undefined,
+): (() => number) | undefined {
+  const invocation = durable?.invocation ?? context;
+  const getRemaining = invocation?.getRemainingTimeInMillis;
+  return typeof getRemaining === 'function' ? () => getRemaining.call(invocation) : undefined;
+}
+
+/**
  * The lease an attempt asks for: a durable execution's whole timeout; else the option, else the
  * Lambda's remaining time plus a grace second, else a default.
  */
