@@ -450,6 +450,7 @@ export class Attempt {
         if (action.counted) this.note('mismatch');
         return new PayloadMismatchError(record);
       case 'needs-review':
+        if (action.counted) this.note('foundUnknown');
         return new NeedsReviewError(record!);
       case 'in-progress':
         if (action.counted) this.note('inProgress');
