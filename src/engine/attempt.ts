@@ -3,74 +3,39 @@ import {
   InProgressError,
   JournalError,
   JournalUnavailableError,
-  KeyInvalidError,
   KeyMissingError,
-  keyProblem,
   lambdaTenantOf,
   LeaseLostError,
   NeedsReviewError,
-  NO_TENANT,
   PayloadMismatchError,
   RecordUnreadableError,
   UniqueConflictError,
   WriteConflictError,
 } from '../core/index.js';
-import { messagePk, RecordStatus, requestPk, type JournalRecord } from '../journal/index.js';
+import { RecordStatus, type JournalRecord } from '../journal/index.js';
 import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
+import { actionFor, type ActionOf, type AttemptPhase } from './attempt-actions.js';
 import { AttemptLog } from './attempt-log.js';
+import { readKey, recordPkOf, scopeNameOf, tenantOf, type AttemptRequest } from './attempt-request.js';
 import { CountedJournal } from './counted-journal.js';
 import { decide, unreadableAsFound, type AttemptOutcome, type Decision } from './decision.js';
 import {
   assertLeasedForDurable,
   durableExecutionOf,
-  durableLeaseMs,
   endsInvocationOnly,
   type DurableExecution,
 } from './durable-execution.js';
 import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
+import {
+  endedBeforeSettling,
+  LEASE_GRACE_MS,
+  leaseMsFor,
+  remainingTimeOf,
+  type LambdaContextLike,
+} from './invocation.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
-
-/**
- * A Lambda context, or any object standing for one outside Lambda. Each field may be `undefined` as well as absent:
- * `@types/aws-lambda` declares `tenantId?: string | undefined`, and a consumer's `exactOptionalPropertyTypes` would
- * otherwise refuse a real `Context`.
- */
-export type LambdaContextLike = {
-  readonly awsRequestId?: string | undefined;
-  /** The invocation's tenant under Lambda tenant isolation (`TenancyConfig` `PER_TENANT`). */
-  readonly tenantId?: string | undefined;
-  readonly xRayTraceId?: string | undefined;
-  getRemainingTimeInMillis?: (() => number) | undefined;
-};
-
-/** One attempt as an entry point describes it, before anything is checked. */
-export interface AttemptRequest {
-  /**
-   * `request` (HTTP, functions: `req#` records) or `message` (queues: `msg#` records, a replay counts as a suppressed
-   * duplicate).
-   */
-  readonly kind: 'request' | 'message';
-  /** Tenant part of the scope (requests only). */
-  readonly tenant?: string;
-  /** The operation, or the consumer of a queue. */
-  readonly operation: string;
-  /** Reads the key (or message id); it may throw `KeyMissingError` or `KeyInvalidError` itself. */
-  readonly key: () => unknown;
-  /** How answers name the key: `'The Idempotency-Key header'`, `'The message id'`. */
-  readonly keyLabel: string;
-  /** A problem the entry point found while reading the key (two different headers, say). */
-  readonly keyProblem?: string;
-  /** Why the tenant or operation could not be read (checked after the key, before the fingerprint). */
-  readonly scopeError?: unknown;
-  /** Hex fingerprint of the request; read only once the key passed its checks. */
-  readonly fingerprint: () => string;
-  /**
-   * What the previous library's key derivation reads during a migration: the raw Lambda event, or the function's input.
-   */
-  readonly legacyEvent?: unknown;
-}
 
 /** What an attempt meets before its handler runs. */
 export type Admission =
@@ -98,19 +63,21 @@ export type RunResult =
       readonly interrupted: boolean;
     };
 
-/** A conditional write lost to another attempt: the record is read and decided anew. */
-const RACED = Symbol('raced');
+/**
+ * What the admission does next when an action did not settle it: reserve again (the key is free
+ * since the write that was refused), read again (a write of ours lost to a change: decide anew on
+ * what it wrote), or wait for a live lease and read again.
+ */
+type NextStep = 'reserve-again' | 'read-again' | 'wait';
 const MAX_RACES = 3;
-const LEASE_GRACE_MS = 1_000;
-/** The lease of an attempt with no `leaseMs` option and no Lambda deadline. */
-export const DEFAULT_LEASE_MS = 30_000;
 const POLL_INTERVAL_MS = 100;
 
 /**
- * One guarded attempt from its key check to its log line. It applies what {@link decide} says
- * of every record found in its way (and alone writes the attempt's status and metrics, through
- * its {@link AttemptLog}), holds its scope while the handler runs, settles the outcome through
- * the {@link Settlement} its mode gives it, and writes the log line once.
+ * One guarded attempt from its key check to its log line. Every record found in its way is decided
+ * by {@link decide}; what the attempt then does is read from one table ({@link actionFor}) and
+ * carried out by its executor ({@link Attempt.carryOut}), which alone writes the attempt's status and
+ * metrics, through its {@link AttemptLog}. It holds its scope while the handler runs, settles the
+ * outcome through the {@link Settlement} its mode gives it, and writes the log line once.
  */
 export class Attempt {
   readonly journal: CountedJournal;
@@ -135,10 +102,7 @@ export class Attempt {
     this.log = new AttemptLog(telemetry, settings.clock, settings.tracer);
     this.journal = new CountedJournal(settings.journal);
     this.durable = durableExecutionOf(context);
-    // A durable context carries the invocation's own Lambda context: its remaining time is this invocation's.
-    const invocation = this.durable?.invocation ?? context;
-    const getRemaining = invocation?.getRemainingTimeInMillis;
-    if (typeof getRemaining === 'function') this.remainingTimeMs = () => getRemaining.call(invocation);
+    this.remainingTimeMs = remainingTimeOf(context, this.durable);
   }
 
   /** The Lambda request id of this invocation (the log line's `request_id`), if the context has one. */
@@ -166,6 +130,7 @@ export class Attempt {
     try {
       this.admitted = await this.admitKey();
     } catch (error) {
+      // Where an error met while admitting (the journal's included) becomes a refusal.
       if (error instanceof JournalUnavailableError) this.log.noteUnavailable(error);
       else if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
       this.release();
@@ -216,7 +181,7 @@ export class Attempt {
     } catch (error) {
       return this.storeFailed(error, answer);
     }
-    if (stored.kind === 'found') return this.apply(stored.decision, 'commit');
+    if (stored.kind === 'found') return this.carryOut(stored.decision, 'commit');
     if (stored.claimedKey) this.note('new');
     settlement.scope.outbox.forEach(() => this.note('outboxPublished'));
     rememberCompleted(this.settings, settlement.scope, stored.stored);
@@ -262,7 +227,7 @@ export class Attempt {
     this.log.emit({
       requestId: this.requestId,
       traceId: traceIdOf(this.durable?.invocation ?? this.context),
-      tenant: this.request.kind === 'request' ? this.tenant : undefined,
+      tenant: this.request.kind === 'request' ? tenantOf(this.request) : undefined,
       lambdaTenant: this.lambdaTenant,
       operation: this.request.operation,
       key: this.key,
@@ -273,14 +238,15 @@ export class Attempt {
 
   // ---- admission ----
 
+  /**
+   * The key and fingerprint first; then what this container remembers of the key; then the
+   * journal: reserve, and decide what a record in the way means until an action admits or refuses.
+   */
   private async admitKey(): Promise<Admission> {
     const { pk, fingerprint } = this.identify();
-    const { localCache, clock, effects } = this.settings;
-    const cached = localCache?.get(pk, clock());
-    if (cached) {
-      if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
-      return this.replayOf(cached.response.value);
-    }
+    const remembered = await this.answerFromMemory(pk, fingerprint);
+    if (remembered) return remembered;
+    const { clock, effects } = this.settings;
     if (this.durable) assertLeasedForDurable(effects);
     // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
     if (effects === 'staged-only') return this.holdStaged(pk, fingerprint);
@@ -288,9 +254,9 @@ export class Attempt {
     const waitMs = this.settings.inProgress === 'wait' ? this.settings.waitMs : 0;
     const waitUntil = clock() + Math.min(waitMs, (this.remainingTimeMs?.() ?? Infinity) - LEASE_GRACE_MS);
     let found: JournalRecord | RecordUnreadableError | undefined;
-    let reserving = true;
+    let next: NextStep = 'reserve-again';
     for (let races = 0; ;) {
-      if (reserving) {
+      if (next === 'reserve-again') {
         const reservation = await this.journal.reserve({
           pk,
           fingerprint,
@@ -300,21 +266,33 @@ export class Attempt {
         });
         if (reservation.reserved) return this.reserved(reservation.record, reservation.replacedExpired);
         found = reservation.record;
+      } else {
+        // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
+        found = await this.journal.get(pk).catch(unreadableAsFound);
       }
       const decision = decide(found, this.decisionInput(fingerprint, 'leased'));
-      const applied = await this.apply(decision, 'admission');
-      if (applied !== RACED && applied !== 'wait') return applied;
-      if (applied === RACED || decision.kind === 'claimable') {
+      const step = await this.carryOut(decision, 'admission');
+      if (typeof step !== 'string') return step;
+      if (step !== 'wait') {
         // Another attempt changed the record between our read and our write: decide again on what it wrote.
         if (++races > MAX_RACES) return this.refuse('inProgress', this.inProgressError(decision));
       } else {
         if (clock() + POLL_INTERVAL_MS > waitUntil) return this.refuse('inProgress', this.inProgressError(decision));
         await this.settings.sleep(POLL_INTERVAL_MS);
       }
-      reserving = decision.kind === 'claimable';
-      // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
-      if (!reserving) found = await this.journal.get(pk).catch(unreadableAsFound);
+      next = step;
     }
+  }
+
+  /**
+   * What this process already knows of the key, asked before the journal (the one place to ask
+   * anything kept in memory): a completed outcome the local cache kept answers without a DynamoDB call.
+   */
+  private async answerFromMemory(pk: string, fingerprint: string): Promise<Admission | undefined> {
+    const cached = this.settings.localCache?.get(pk, this.settings.clock());
+    if (!cached) return undefined;
+    if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
+    return this.replayOf(cached.response.value);
   }
 
   /**
@@ -325,30 +303,17 @@ export class Attempt {
    */
   private identify(): { pk: string; fingerprint: string } {
     const { request } = this;
-    let key: unknown;
     try {
-      if (request.keyProblem) throw new KeyInvalidError(request.keyProblem);
-      key = request.key();
-      if (key === undefined || key === null || key === '') {
-        throw new KeyMissingError(`${request.keyLabel} is required for ${request.operation}`);
-      }
-      const problem = keyProblem(key as string);
-      if (problem) throw new KeyInvalidError(`${request.keyLabel} ${problem}`);
+      this.key = readKey(request);
     } catch (error) {
-      // Whatever stops the key from being read (an unreadable body holding it, say) makes it invalid.
       this.note(error instanceof KeyMissingError ? 'missingKey' : 'invalidKey');
       throw error;
     }
-    this.key = key as string;
     if (request.scopeError) throw request.scopeError;
     this.lambdaTenant = lambdaTenantOf(this.durable?.invocation ?? this.context);
-    const pk =
-      request.kind === 'message'
-        ? messagePk(request.operation, this.key, this.lambdaTenant)
-        : requestPk(this.tenant, request.operation, this.key, this.lambdaTenant);
-    this.pk = pk;
+    this.pk = recordPkOf(request, this.key, this.lambdaTenant);
     this.requestHash = request.fingerprint();
-    return { pk, fingerprint: this.requestHash };
+    return { pk: this.pk, fingerprint: this.requestHash };
   }
 
   /** A fresh reservation: counted new (or an expired key reused), unless the previous library answers for it. */
@@ -358,120 +323,6 @@ export class Attempt {
     if (legacy) return legacy;
     this.note(replacedExpired ? 'expired' : 'new');
     return admission;
-  }
-
-  /**
-   * Applies a decision on a found record. `admission`: before the handler ran (writes that take
-   * over or mark the record are made here; `RACED` when one lost, `wait` while a lease is live);
-   * `commit`: a staged-only commit found the key taken; `lease-lost`: the attempt lost its lease
-   * and answers with what the record now says, writing nothing.
-   */
-  private async apply(decision: Decision, phase: 'admission'): Promise<Admission | typeof RACED | 'wait'>;
-  private async apply(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
-  private async apply(
-    decision: Decision,
-    phase: 'admission' | 'commit' | 'lease-lost',
-  ): Promise<Admission | RunResult | typeof RACED | 'wait'> {
-    const answering = phase === 'lease-lost';
-    // The log line names the attempt a refusal met; a replay is not an attempt of its own.
-    if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
-    switch (decision.kind) {
-      case 'unreadable':
-        this.noteUnreadable(decision.error);
-        throw decision.error;
-      case 'mismatch':
-        if (!answering) this.note('mismatch');
-        throw new PayloadMismatchError(decision.record);
-      case 'replay': {
-        const response = decision.record.response?.value;
-        this.settings.localCache?.remember(decision.record);
-        if (phase === 'admission') return this.replayOf(response);
-        if (!answering) this.note(this.replayOutcome);
-        this.assertReplayable(response);
-        assertStoredResponse(response);
-        return { kind: 'superseded', response };
-      }
-      case 'review': {
-        if (answering) throw new NeedsReviewError(decision.record);
-        let marked = false;
-        if (decision.abandon) {
-          marked = await this.journal.markAbandonedUnknown(decision.record.pk, decision.record.leaseToken).then(
-            () => true,
-            (error: unknown) => {
-              if (error instanceof LeaseLostError) return false;
-              throw error;
-            },
-          );
-          // Changed since it was read: admitting decides again; a commit answers with what it found.
-          if (!marked && phase === 'admission') return RACED;
-        }
-        this.note(marked ? 'markedUnknown' : 'foundUnknown');
-        throw new NeedsReviewError(decision.record);
-      }
-      case 'resume':
-        if (phase !== 'admission') break;
-        // A replay of the execution holding the record: its own lease, not a duplicate's 409.
-        this.note('resumed');
-        return this.hold(decision.record, false);
-      case 'take-over':
-      case 'recover':
-        if (phase !== 'admission') break;
-        return this.takeOver(decision.record, decision.kind === 'recover');
-      case 'in-progress':
-        if (phase === 'admission') return 'wait';
-        break;
-      case 'claimable':
-        if (phase === 'admission') return RACED;
-        break;
-    }
-    if (!answering) this.note('inProgress');
-    throw this.inProgressError(decision);
-  }
-
-  private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | typeof RACED> {
-    let taken: JournalRecord;
-    try {
-      taken = await this.journal.takeOver({
-        pk: record.pk,
-        expectedToken: record.leaseToken,
-        leaseMs: this.leaseMs(),
-        durableExecutionArn: this.durable?.executionArn,
-      });
-    } catch (error) {
-      if (!(error instanceof LeaseLostError)) throw error;
-      return RACED;
-    }
-    this.note('takenOver');
-    // The record read showed no effect, but its holder may have begun one before this takeover landed
-    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
-    // effect that may have happened is never run again as new work.
-    const effectMayHaveHappened = recovering || taken.effectStarted;
-    const admission = this.hold(taken, effectMayHaveHappened);
-    if (!effectMayHaveHappened) return admission;
-    return this.decideRecovery(recovering ? record : taken);
-  }
-
-  /**
-   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
-   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
-   */
-  private async decideRecovery(record: JournalRecord): Promise<Admission> {
-    const { recover } = this.settings;
-    const settlement = this.running();
-    if (recover) {
-      let decision: RecoveryDecision;
-      try {
-        decision = await recover(settlement.scope);
-      } catch (error) {
-        await this.letGo();
-        throw error;
-      }
-      if (decision.outcome === 'rerun') return this.admission;
-      if (decision.outcome === 'completed') return this.answerWithStored(decision.response);
-    }
-    await this.journal.markUnknown(record.pk, settlement.scope.leaseToken);
-    this.note('markedUnknown');
-    throw new NeedsReviewError(record);
   }
 
   /**
@@ -510,13 +361,152 @@ export class Attempt {
     await this.journal.release(pk, leaseToken).catch(() => this.note('journalError'));
   }
 
-  /** Completes the held record with an outcome handed back (by a `recover` hook or the previous library) and answers with it. */
+  /**
+   * Completes the held record with an outcome handed back (by a `recover` hook or the previous
+   * library) and answers with it.
+   */
   private async answerWithStored(response: unknown): Promise<Admission> {
     const settled = await this.settle({ store: true, response: this.settings.storedFormOf(response) });
     if (settled.kind === 'failed') throw settled.error;
     assertStoredResponse(settled.response);
     return { kind: 'replay', response: settled.response };
   }
+
+  // ---- the executor: what the table says, carried out ----
+
+  /**
+   * The executor: carries out what {@link actionFor} says of a decision met in `phase` (see
+   * attempt-actions.ts for what each action means). At admission it may answer with the
+   * {@link NextStep} instead.
+   */
+  private async carryOut(decision: Decision, phase: 'admission'): Promise<Admission | NextStep>;
+  private async carryOut(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
+  private async carryOut(decision: Decision, phase: AttemptPhase): Promise<Admission | RunResult | NextStep> {
+    // The log line names the attempt a refusal met; a replay is not an attempt of its own.
+    if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
+    const action = actionFor(decision.kind, phase);
+    // The table gives an action on a record only to decisions that carry one (attempt-actions.test.ts).
+    const record = 'record' in decision ? decision.record : undefined;
+    switch (action.kind) {
+      case 'reserve-again':
+      case 'wait':
+        return action.kind;
+      case 'resume':
+        // A replay of the execution holding the record: its own lease, not a duplicate's 409.
+        this.note('resumed');
+        return this.hold(record!, false);
+      case 'take-over':
+      case 'recover':
+        return this.takeOver(record!, action.kind === 'recover');
+      case 'replay':
+        this.settings.localCache?.remember(record!);
+        return this.replayOf(record!.response?.value);
+      case 'supersede':
+        return this.supersede(record!, action.counted);
+      case 'mark-for-review':
+        return this.markForReview(decision, action);
+      case 'refuse':
+        throw this.refusal(decision, action);
+    }
+  }
+
+  /** Answers with the stored outcome of another attempt, instead of this attempt's own. */
+  private supersede(record: JournalRecord, counted: boolean): RunResult {
+    const response = record.response?.value;
+    this.settings.localCache?.remember(record);
+    if (counted) this.note(this.replayOutcome);
+    this.assertReplayable(response);
+    assertStoredResponse(response);
+    return { kind: 'superseded', response };
+  }
+
+  /** Marks an abandoned record `UNKNOWN` for an operator, fenced on the token read, and refuses. */
+  private async markForReview(decision: Decision, { whenRaced }: ActionOf<'mark-for-review'>): Promise<NextStep> {
+    // The table marks for review only what decide() sent for review.
+    const { record, abandon } = decision as Extract<Decision, { kind: 'review' }>;
+    let marked = false;
+    if (abandon) {
+      marked = await this.journal.markAbandonedUnknown(record.pk, record.leaseToken).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof LeaseLostError) return false;
+          throw error;
+        },
+      );
+      if (!marked && whenRaced === 'read-again') return 'read-again';
+    }
+    this.note(marked ? 'markedUnknown' : 'foundUnknown');
+    throw new NeedsReviewError(record);
+  }
+
+  /** The typed error of a refusal, counted when the table says so. */
+  private refusal(decision: Decision, action: ActionOf<'refuse'>): unknown {
+    const record = 'record' in decision ? decision.record : undefined;
+    switch (action.refusal) {
+      case 'unreadable': {
+        const { error } = decision as Extract<Decision, { kind: 'unreadable' }>;
+        this.noteUnreadable(error);
+        return error;
+      }
+      case 'mismatch':
+        if (action.counted) this.note('mismatch');
+        return new PayloadMismatchError(record);
+      case 'needs-review':
+        if (action.counted) this.note('foundUnknown');
+        return new NeedsReviewError(record!);
+      case 'in-progress':
+        if (action.counted) this.note('inProgress');
+        return this.inProgressError(decision);
+    }
+  }
+
+  private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | NextStep> {
+    let taken: JournalRecord;
+    try {
+      taken = await this.journal.takeOver({
+        pk: record.pk,
+        expectedToken: record.leaseToken,
+        leaseMs: this.leaseMs(),
+        durableExecutionArn: this.durable?.executionArn,
+      });
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      return 'read-again';
+    }
+    this.note('takenOver');
+    // The record read showed no effect, but its holder may have begun one before this takeover landed
+    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
+    // effect that may have happened is never run again as new work.
+    const effectMayHaveHappened = recovering || taken.effectStarted;
+    const admission = this.hold(taken, effectMayHaveHappened);
+    if (!effectMayHaveHappened) return admission;
+    return this.decideRecovery(recovering ? record : taken);
+  }
+
+  /**
+   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
+   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
+   */
+  private async decideRecovery(record: JournalRecord): Promise<Admission> {
+    const { recover } = this.settings;
+    const settlement = this.running();
+    if (recover) {
+      let decision: RecoveryDecision;
+      try {
+        decision = await recover(settlement.scope);
+      } catch (error) {
+        await this.letGo();
+        throw error;
+      }
+      if (decision.outcome === 'rerun') return this.admission;
+      if (decision.outcome === 'completed') return this.answerWithStored(decision.response);
+    }
+    await this.journal.markUnknown(record.pk, settlement.scope.leaseToken);
+    this.note('markedUnknown');
+    throw new NeedsReviewError(record);
+  }
+
+  // ---- holding, replaying, refusing ----
 
   /** Admits the attempt to run under the lease of `record`, its scope bound to the context. */
   private hold(record: JournalRecord, recovering: boolean): Admission {
@@ -591,6 +581,7 @@ export class Attempt {
     }
   }
 
+  /** What a store that threw answers: where a journal error met while settling becomes an answer. */
   private async storeFailed(error: unknown, answer: RunResult): Promise<RunResult> {
     if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
     if (error instanceof RecordUnreadableError) {
@@ -638,7 +629,7 @@ export class Attempt {
       stored?.status === RecordStatus.completed && stored.response
         ? stored
         : await this.journal.get(this.running().scope.pk).catch(unreadableAsFound);
-    return this.apply(decide(found, this.decisionInput(this.running().scope.fingerprint, 'leased')), 'lease-lost');
+    return this.carryOut(decide(found, this.decisionInput(this.running().scope.fingerprint, 'leased')), 'lease-lost');
   }
 
   // ---- the attempt's record of itself ----
@@ -695,47 +686,13 @@ export class Attempt {
     return leaseMsFor(this.settings, this.durable, this.remainingTimeMs);
   }
 
-  private get tenant(): string {
-    return this.request.tenant ?? NO_TENANT;
-  }
-
   /** `<tenant>#<operation>`, or the consumer of a queue; behind `<lambdaTenant>|` under Lambda tenant isolation. */
   private get scopeName(): string {
-    const name = this.request.kind === 'message' ? this.request.operation : `${this.tenant}#${this.request.operation}`;
-    return this.lambdaTenant === undefined ? name : `${this.lambdaTenant}|${name}`;
+    return scopeNameOf(this.request, this.lambdaTenant);
   }
 
   /** The scope stops answering `idempotencyOf(context)` once the attempt is being settled. */
   private release(): void {
     if (this.context) unbindScope(this.context);
   }
-}
-
-/**
- * The lease an attempt asks for: a durable execution's whole timeout; else the option, else the
- * Lambda's remaining time plus a grace second, else a default.
- */
-function leaseMsFor(
-  settings: Pick<EngineSettings, 'leaseMs' | 'durableExecutionTimeoutSeconds'>,
-  durable: DurableExecution | undefined,
-  remainingTimeMs: (() => number) | undefined,
-): number {
-  if (durable) return durableLeaseMs(settings.durableExecutionTimeoutSeconds, LEASE_GRACE_MS);
-  if (settings.leaseMs !== undefined) return settings.leaseMs;
-  const remainingMs = remainingTimeMs?.();
-  return remainingMs !== undefined ? remainingMs + LEASE_GRACE_MS : DEFAULT_LEASE_MS;
-}
-
-/**
- * Whether a handler's error says its invocation ended before the handler settled, so its promise
- * may still be running: Middy's `timeoutEarly` (`@middy/core` rejects with its `TimeoutError` a few
- * milliseconds before the Lambda deadline while the handler goes on; Lambda freezes the container
- * and, when it is reused, the handler continues).
- */
-export function endedBeforeSettling(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    error.name === 'TimeoutError' &&
-    (error.cause as { package?: unknown } | undefined)?.package === '@middy/core'
-  );
 }

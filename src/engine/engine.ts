@@ -1,7 +1,9 @@
 import { ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
 import type { AttemptStatus, Telemetry } from '../telemetry/index.js';
-import { Attempt, type AttemptRequest, type LambdaContextLike, type RunResult } from './attempt.js';
+import { Attempt, type RunResult } from './attempt.js';
+import type { AttemptRequest } from './attempt-request.js';
 import type { EngineSettings } from './guard-options.js';
+import type { LambdaContextLike } from './invocation.js';
 import { notStoredMarker } from './stored-outcome.js';
 
 /** The handler side of {@link IdempotencyEngine.run}. */

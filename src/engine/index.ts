@@ -1,12 +1,7 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
-export {
-  Attempt,
-  DEFAULT_LEASE_MS,
-  type Admission,
-  type AttemptRequest,
-  type LambdaContextLike,
-  type RunResult,
-} from './attempt.js';
+export { Attempt, type Admission, type RunResult } from './attempt.js';
+export { type AttemptRequest } from './attempt-request.js';
+export { DEFAULT_LEASE_MS, type LambdaContextLike } from './invocation.js';
 export {
   CanonicalText,
   canonicalJson,
