@@ -28,6 +28,8 @@ import {
   type DurableExecution,
 } from './durable-execution.js';
 import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
+import { leaseMemoryOf } from './lease-memory.js';
+import { cachedReplayOf, rememberOutcome } from './outcome-cache.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
@@ -133,7 +135,8 @@ export class Attempt {
     telemetry: Telemetry,
   ) {
     this.log = new AttemptLog(telemetry, settings.clock, settings.tracer);
-    this.journal = new CountedJournal(settings.journal);
+    // [hot-keys hook] the guard's clock reads the lease memory's leases, as it reads every lease.
+    this.journal = new CountedJournal(settings.journal, settings.clock);
     this.durable = durableExecutionOf(context);
     // A durable context carries the invocation's own Lambda context: its remaining time is this invocation's.
     const invocation = this.durable?.invocation ?? context;
@@ -273,12 +276,10 @@ export class Attempt {
 
   private async admitKey(): Promise<Admission> {
     const { pk, fingerprint } = this.identify();
-    const { localCache, clock, effects } = this.settings;
-    const cached = localCache?.get(pk, clock());
-    if (cached) {
-      if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
-      return this.replayOf(cached.response.value);
-    }
+    const { clock, effects } = this.settings;
+    // [hot-keys hook] an outcome cache only replays an entry of this key and fingerprint; anything else asks the journal.
+    const cached = await cachedReplayOf(this.settings, pk, fingerprint);
+    if (cached) return this.replayOf(cached.value);
     if (this.durable) assertLeasedForDurable(effects);
     // Nothing to reserve: the handler runs first, and the transaction that commits its writes claims the key.
     if (effects === 'staged-only') return this.holdStaged(pk, fingerprint);
@@ -382,7 +383,7 @@ export class Attempt {
         throw new PayloadMismatchError(decision.record);
       case 'replay': {
         const response = decision.record.response?.value;
-        this.settings.localCache?.remember(decision.record);
+        rememberOutcome(this.settings, decision.record); // [hot-keys hook]
         if (phase === 'admission') return this.replayOf(response);
         if (!answering) this.note(this.replayOutcome);
         this.assertReplayable(response);
@@ -663,7 +664,14 @@ export class Attempt {
   }
 
   private inProgressError(decision: Decision): InProgressError {
-    return new InProgressError(this.settings.retryAfterSeconds, 'record' in decision ? decision.record : undefined);
+    const record = 'record' in decision ? decision.record : undefined;
+    // [hot-keys hook] a refusal from the lease memory never asks to come back after that lease may have ended.
+    const retryAfterSeconds = leaseMemoryOf(this.settings.journal).retryAfterSeconds(
+      record,
+      this.settings.retryAfterSeconds,
+      this.settings.clock(),
+    );
+    return new InProgressError(retryAfterSeconds, record);
   }
 
   private decisionInput(fingerprint: string, mode: 'leased' | 'staged-only') {
