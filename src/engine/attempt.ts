@@ -28,7 +28,7 @@ import {
   type DurableExecution,
 } from './durable-execution.js';
 import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
-import { leaseMemoryOf } from './lease-memory.js';
+import { inProgressRetryAfterSeconds } from './lease-memory.js';
 import { cachedReplayOf, rememberOutcome } from './outcome-cache.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
@@ -665,8 +665,9 @@ export class Attempt {
 
   private inProgressError(decision: Decision): InProgressError {
     const record = 'record' in decision ? decision.record : undefined;
-    // [hot-keys hook] a refusal from the lease memory never asks to come back after that lease may have ended.
-    const retryAfterSeconds = leaseMemoryOf(this.settings.journal).retryAfterSeconds(
+    // [hot-keys hook] an in-progress answer (from the journal or the lease memory) never asks to come back after the
+    // lease that refuses may have ended.
+    const retryAfterSeconds = inProgressRetryAfterSeconds(
       record,
       this.settings.retryAfterSeconds,
       this.settings.clock(),

@@ -21,8 +21,6 @@ const MAX_REMEMBERED_LEASES = 10_000;
  */
 export class LeaseMemory {
   private readonly leases = new Map<string, JournalRecord>();
-  /** Records this memory answered with, so an in-progress answer can say when the lease may end. */
-  private readonly served = new WeakSet<JournalRecord>();
 
   /** Remembers `record` if it is in progress under a lease live at `nowEpochMs`; forgets its key otherwise. */
   note(record: JournalRecord, nowEpochMs: number): void {
@@ -57,20 +55,24 @@ export class LeaseMemory {
       durableExecutionArn: request.durableExecutionArn,
     });
     if (decision.kind !== 'in-progress') return undefined;
-    const copy = structuredClone(record);
-    this.served.add(copy);
-    return copy;
+    return structuredClone(record);
   }
+}
 
-  /**
-   * The `Retry-After` of an in-progress answer on `record`: for a record this memory answered with, the configured
-   * seconds, but never past the moment its lease may end (at least 1); otherwise the configured seconds.
-   */
-  retryAfterSeconds(record: JournalRecord | undefined, configuredSeconds: number, nowEpochMs: number): number {
-    if (!record || !this.served.has(record)) return configuredSeconds;
-    const untilEndSeconds = Math.ceil((record.leaseUntilEpochMs - nowEpochMs) / 1000);
-    return Math.min(configuredSeconds, Math.max(1, untilEndSeconds));
-  }
+/**
+ * The `Retry-After` of an in-progress answer on `record`: the configured seconds, but never past the moment the live
+ * lease that refuses may end (at least 1 s), so a caller that honours it comes back once the journal can answer
+ * otherwise. A refusal from the {@link LeaseMemory} is one of these: it is served until that same moment.
+ */
+export function inProgressRetryAfterSeconds(
+  record: JournalRecord | undefined,
+  configuredSeconds: number,
+  nowEpochMs: number,
+): number {
+  if (!record || record.status !== RecordStatus.inProgress || record.leaseUntilEpochMs <= nowEpochMs)
+    return configuredSeconds;
+  const untilEndSeconds = Math.ceil((record.leaseUntilEpochMs - nowEpochMs) / 1000);
+  return Math.min(configuredSeconds, Math.max(1, untilEndSeconds));
 }
 
 const memories = new WeakMap<Journal, LeaseMemory>();
