@@ -1,4 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import { idempotency } from '../../src/entries/express.js';
 import { DynamoDBJournal, InProgressError, makeIdempotent, MemoryOutcomeCache } from '../../src/index.js';
 import type { CachedOutcome, OutcomeCache } from '../../src/index.js';
 import { countCalls, createJournalTable, localClient } from '../support/dynamodb.js';
@@ -108,20 +111,24 @@ describe('a storm on one key in one process, through the Middy middleware on Dyn
 
   it('gives each replay of a storm its own response: what one caller changes never reaches another', async () => {
     const { journal } = await table();
-    const { handler } = payments();
-    const key = newKey();
-    await guard(handler, journal)(httpEvent({ key, body }));
-    const meddling = guard(handler, journal, {});
+    const order = makeIdempotent(
+      async (input: { orderId: string }) => ({ orderId: input.orderId, callers: [] as number[] }),
+      {
+        journal,
+        operation: 'order',
+        key: (input) => input.orderId,
+      },
+    );
+    const orderId = newKey();
+    await order({ orderId }, lambdaContext());
 
-    const answers = await storm(20, async (i) => {
-      const answer = await meddling(httpEvent({ key, body }));
-      answer.headers[`x-caller-${i}`] = 'mine';
+    const answers = await storm(STORM, async (i) => {
+      const answer = await order({ orderId }, lambdaContext());
+      answer.callers.push(i);
       return answer;
     });
 
-    for (const [i, answer] of answers.entries()) {
-      expect(Object.keys(answer.headers).filter((h) => h.startsWith('x-caller-'))).toEqual([`x-caller-${i}`]);
-    }
+    for (const [i, answer] of answers.entries()) expect(answer.callers).toEqual([i]);
   }, 30_000);
 
   it('refuses a storm on a key another process holds in bounded calls, then from memory with no call', async () => {
@@ -292,6 +299,68 @@ describe('a storm through makeIdempotent on DynamoDB Local', () => {
     expect(firstCalls).toBeLessThanOrEqual(BOUNDED);
     expect(calls.total()).toBeLessThanOrEqual(BOUNDED);
   }, 30_000);
+});
+
+describe('a storm through the Express door, many requests at once on 127.0.0.1', () => {
+  let server: Server;
+  afterEach(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  // Requests over new connections arrive spread out, not within one journal call: the replays of a completed key are
+  // shared by the outcome cache, the refusals of a live lease by the single-flight and the lease memory.
+  it('runs once, refuses the rest with 409, then replays to a storm, each in bounded calls', async () => {
+    const { journal, calls } = await table();
+    const slow = gate();
+    let runs = 0;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const app = express();
+    app.post('/payments', idempotency({ journal, localCache: { maxItems: 100 } }), express.json(), async (req, res) => {
+      runs++;
+      started();
+      await slow.opened;
+      res.status(201).json({ run: runs, amount: req.body.amount });
+    });
+    server = createServer(app);
+    server.keepAliveTimeout = 1;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const key = newKey();
+    let answered = 0;
+    let othersAnswered!: () => void;
+    const allButOne = new Promise<void>((resolve) => (othersAnswered = resolve));
+    const post = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key, connection: 'close' },
+        body: JSON.stringify(body),
+      });
+      const answer = {
+        status: response.status,
+        body: await response.text(),
+        replayed: response.headers.get('idempotent-replayed'),
+      };
+      if (++answered === STORM - 1) othersAnswered();
+      return answer;
+    };
+    calls.reset();
+
+    const first = storm(STORM, post);
+    await running;
+    // Every other request is answered while the first still runs: refused, from the shared call or from memory.
+    await allButOne;
+    slow.open();
+    const answers = await first;
+    const firstCalls = calls.total();
+    calls.reset();
+    const replays = await storm(STORM, post);
+
+    expect(runs).toBe(1);
+    const winner = answers.find((a) => a.status === 201)!;
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(STORM - 1);
+    expect(replays.every((r) => r.status === 201 && r.body === winner.body && r.replayed === 'true')).toBe(true);
+    expect(firstCalls).toBeLessThanOrEqual(BOUNDED);
+    expect(calls.total()).toBeLessThanOrEqual(BOUNDED);
+  }, 60_000);
 });
 
 describe('a poisoned outcome cache never gives a wrong answer', () => {
