@@ -3,12 +3,23 @@ import { decide } from './decision.js';
 
 /** Keys remembered at most per journal: a storm is on few keys, and a memory forgotten only costs a call. */
 const MAX_REMEMBERED_LEASES = 10_000;
+/**
+ * Longest a lease is remembered, in milliseconds. A lease held by another process may end long before `leaseUntil`
+ * (its holder completes in milliseconds under a 15-minute lease), and a memory cannot see that: a short one keeps the
+ * process from refusing retries that the journal would answer with a replay, at one call a second per hot key.
+ */
+export const LEASE_MEMORY_MS = 1_000;
+
+interface Remembered {
+  readonly record: JournalRecord;
+  readonly untilEpochMs: number;
+}
 
 /**
- * Live leases a process has seen, remembered until they may have ended. Once an attempt met a record held by a live
- * lease, further attempts of that key in the process are refused (409) from memory, with no journal call, until the
- * lease's `leaseUntil`, read by the guard's clock as every lease decision is. A memory only refuses, never admits or
- * replays:
+ * Live leases a process has seen, remembered for a short while, never past the moment they may have ended. Once an
+ * attempt met a record held by a live lease, further attempts of that key in the process are refused (409) from
+ * memory, with no journal call, for {@link LEASE_MEMORY_MS} and never past the lease's `leaseUntil`, read by the
+ * guard's clock as every lease decision is. A memory only refuses, never admits or replays:
  * - it answers only a request with the remembered record's fingerprint, and only when {@link decide} says that record
  *   is `in-progress` for it (so a durable execution's own record, which it would resume, is asked of the journal);
  *   another payload is asked of the journal too, since the lease may have been released and the key freed, and 422 is
@@ -17,17 +28,18 @@ const MAX_REMEMBERED_LEASES = 10_000;
  *   moment it is stored;
  * - a lease this process ends (completed, released, marked `UNKNOWN`) is forgotten at once, and a record read that is
  *   not in progress under a live lease replaces what was remembered.
- * After `leaseUntil` the journal is asked again, and the takeover rules decide.
+ * Afterwards the journal is asked again (past `leaseUntil`, the takeover rules decide).
  */
 export class LeaseMemory {
-  private readonly leases = new Map<string, JournalRecord>();
+  private readonly leases = new Map<string, Remembered>();
 
   /** Remembers `record` if it is in progress under a lease live at `nowEpochMs`; forgets its key otherwise. */
   note(record: JournalRecord, nowEpochMs: number): void {
     this.leases.delete(record.pk);
     if (record.status !== RecordStatus.inProgress || record.leaseUntilEpochMs <= nowEpochMs) return;
     if (this.leases.size >= MAX_REMEMBERED_LEASES) this.leases.delete(this.leases.keys().next().value as string);
-    this.leases.set(record.pk, structuredClone(record));
+    const untilEpochMs = Math.min(record.leaseUntilEpochMs, nowEpochMs + LEASE_MEMORY_MS);
+    this.leases.set(record.pk, { record: structuredClone(record), untilEpochMs });
   }
 
   /** Forgets the lease of `pk`: the process ended it, or does not know it any more. */
@@ -40,9 +52,10 @@ export class LeaseMemory {
    * can answer.
    */
   refusal(request: ReserveRequest, nowEpochMs: number): JournalRecord | undefined {
-    const record = this.leases.get(request.pk);
-    if (!record) return undefined;
-    if (record.leaseUntilEpochMs <= nowEpochMs) {
+    const remembered = this.leases.get(request.pk);
+    if (!remembered) return undefined;
+    const { record } = remembered;
+    if (remembered.untilEpochMs <= nowEpochMs) {
       this.leases.delete(request.pk);
       return undefined;
     }
