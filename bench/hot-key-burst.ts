@@ -131,7 +131,7 @@ const section = [
   '|---|---|---|---|',
   ...rows.map((r) => `| ${r.situation} | ${r.burst} | ${r.shared} | ${r.unshared} |`),
   '',
-  'A new key costs its reservation and its completion whatever the burst (the others lose to the shared reservation: 409); a completed key one shared reservation call (refused, returning the record); a key another process holds one shared reservation call for the first burst and none for the second (the lease is remembered until it may end). Replays spread over time rather than concurrent are what an `outcomeCache` is for.',
+  'A new key costs its reservation and its completion whatever the burst (the others lose to the shared reservation: 409); a completed key one shared reservation call (refused, returning the record); a key another process holds one shared reservation call for the first burst and none for the second (the lease is remembered for up to a second, never past its end). Replays spread over time rather than concurrent are what an `outcomeCache` is for.',
   HOT_KEY_SECTION.end,
 ].join('\n');
 const path = join(here, 'RESULTS.md');
