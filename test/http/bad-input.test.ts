@@ -1,4 +1,10 @@
-import { idempotencyOf, InvalidOptionsError, MemoryJournal, MemoryOutcomeCache, httpIdempotency } from '../../src/index.js';
+import {
+  idempotencyOf,
+  InvalidOptionsError,
+  MemoryJournal,
+  MemoryOutcomeCache,
+  httpIdempotency,
+} from '../../src/index.js';
 import { httpEvent } from '../support/lambda.js';
 import { countingHandler, guard } from './guarded-handler.js';
 

@@ -16,7 +16,7 @@ import { lambdaContext } from '../../support/lambda.js';
 
 /** A cache that records what it was asked and given. */
 function recordingCache(): OutcomeCache & { gets: string[]; sets: CachedOutcome[] } {
-  const inner = new MemoryOutcomeCache({ maxItems: 10 });
+  const inner: OutcomeCache = new MemoryOutcomeCache({ maxItems: 10 });
   const gets: string[] = [];
   const sets: CachedOutcome[] = [];
   return {
