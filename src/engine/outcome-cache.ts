@@ -1,6 +1,5 @@
 import { LRUCache } from '@aws-lambda-powertools/commons/utils/lru-cache';
 import { isExpired } from '../journal/index.js';
-import type { EngineSettings } from './guard-options.js';
 
 /**
  * A completed outcome as an {@link OutcomeCache} keeps it. It is plain JSON, so a shared cache stores
@@ -53,6 +52,12 @@ export interface OutcomeCache {
   readonly timeoutMs?: number;
 }
 
+/** What the guard's settings give the cache helpers (a guard's `EngineSettings` is one). */
+interface CacheSettings {
+  readonly outcomeCache?: OutcomeCache;
+  readonly clock: () => number;
+}
+
 /** How long the guard waits for an {@link OutcomeCache}'s `get` unless the cache says otherwise. */
 export const DEFAULT_OUTCOME_CACHE_TIMEOUT_MS = 50;
 
@@ -92,7 +97,7 @@ export class MemoryOutcomeCache implements OutcomeCache {
  * expired, unreadable).
  */
 export async function cachedReplayOf(
-  settings: Pick<EngineSettings, 'outcomeCache' | 'clock'>,
+  settings: CacheSettings,
   pk: string,
   fingerprint: string,
 ): Promise<{ readonly value: unknown } | undefined> {
@@ -125,7 +130,7 @@ export async function cachedReplayOf(
  * later replays a journal call.
  */
 export function rememberOutcome(
-  settings: Pick<EngineSettings, 'outcomeCache' | 'clock'>,
+  settings: CacheSettings,
   record: {
     readonly pk: string;
     readonly fingerprint: string;

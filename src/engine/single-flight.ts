@@ -42,11 +42,6 @@ export class SingleFlight {
     answer.then(landed, landed);
     return { own: true, answer: await answer };
   }
-
-  /** Flights in the air (for tests and the bench). */
-  get size(): number {
-    return this.inFlight.size;
-  }
 }
 
 const flights = new WeakMap<Journal, SingleFlight>();
