@@ -16,6 +16,7 @@ export const GUIDES = [
   'docs/outbox.md',
   'docs/crash-safety.md',
   'docs/staged-only.md',
+  'docs/hot-keys.md',
   'docs/client.md',
   'docs/multi-region.md',
   'docs/durable-functions.md',

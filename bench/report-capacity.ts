@@ -18,6 +18,8 @@ export interface SectionMarkers {
 
 /** The markers around the capacity section of RESULTS.md, which `npm run bench:capacity` rewrites. */
 export const CAPACITY_SECTION: SectionMarkers = { start: '<!-- capacity:start -->', end: '<!-- capacity:end -->' };
+/** The markers around the hot-key section, written by `bench/hot-key-burst.ts`. */
+export const HOT_KEY_SECTION: SectionMarkers = { start: '<!-- hot-keys:start -->', end: '<!-- hot-keys:end -->' };
 /**
  * The markers around the cold-start and per-request section, written from `bench/cold-start.ts`,
  * `bench/per-request.ts` and `bench/staged-breakdown.ts` (separate processes, measured apart).

@@ -33,6 +33,8 @@ import {
   remainingTimeOf,
   type LambdaContextLike,
 } from './invocation.js';
+import { inProgressRetryAfterSeconds } from './lease-memory.js';
+import { cachedReplayOf, rememberOutcome } from './outcome-cache.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
 import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
@@ -100,7 +102,8 @@ export class Attempt {
     telemetry: Telemetry,
   ) {
     this.log = new AttemptLog(telemetry, settings.clock, settings.tracer);
-    this.journal = new CountedJournal(settings.journal);
+    // [hot-keys hook] the guard's clock reads the lease memory's leases, as it reads every lease.
+    this.journal = new CountedJournal(settings.journal, settings.clock);
     this.durable = durableExecutionOf(context);
     this.remainingTimeMs = remainingTimeOf(context, this.durable);
   }
@@ -289,10 +292,9 @@ export class Attempt {
    * anything kept in memory): a completed outcome the local cache kept answers without a DynamoDB call.
    */
   private async answerFromMemory(pk: string, fingerprint: string): Promise<Admission | undefined> {
-    const cached = this.settings.localCache?.get(pk, this.settings.clock());
-    if (!cached) return undefined;
-    if (cached.fingerprint !== fingerprint) return this.refuse('mismatch', new PayloadMismatchError());
-    return this.replayOf(cached.response.value);
+    // [hot-keys hook] an outcome cache only replays an entry of this key and fingerprint; anything else asks the journal.
+    const cached = await cachedReplayOf(this.settings, pk, fingerprint);
+    return cached ? this.replayOf(cached.value) : undefined;
   }
 
   /**
@@ -399,7 +401,7 @@ export class Attempt {
       case 'recover':
         return this.takeOver(record!, action.kind === 'recover');
       case 'replay':
-        this.settings.localCache?.remember(record!);
+        rememberOutcome(this.settings, record!); // [hot-keys hook]
         return this.replayOf(record!.response?.value);
       case 'supersede':
         return this.supersede(record!, action.counted);
@@ -413,7 +415,7 @@ export class Attempt {
   /** Answers with the stored outcome of another attempt, instead of this attempt's own. */
   private supersede(record: JournalRecord, counted: boolean): RunResult {
     const response = record.response?.value;
-    this.settings.localCache?.remember(record);
+    rememberOutcome(this.settings, record); // [hot-keys hook]
     if (counted) this.note(this.replayOutcome);
     this.assertReplayable(response);
     assertStoredResponse(response);
@@ -658,7 +660,15 @@ export class Attempt {
   }
 
   private inProgressError(decision: Decision): InProgressError {
-    return new InProgressError(this.settings.retryAfterSeconds, 'record' in decision ? decision.record : undefined);
+    const record = 'record' in decision ? decision.record : undefined;
+    // [hot-keys hook] an in-progress answer (from the journal or the lease memory) never asks to come back after the
+    // lease that refuses may have ended.
+    const retryAfterSeconds = inProgressRetryAfterSeconds(
+      record,
+      this.settings.retryAfterSeconds,
+      this.settings.clock(),
+    );
+    return new InProgressError(retryAfterSeconds, record);
   }
 
   private decisionInput(fingerprint: string, mode: 'leased' | 'staged-only') {

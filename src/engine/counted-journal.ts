@@ -11,8 +11,10 @@ import type {
   TakeOverRequest,
   UniqueHold,
 } from '../journal/index.js';
+import { JournalThrottledError, LeaseLostError } from '../core/index.js';
 import { countReplicatedConflicts, type ConflictTally } from '../journal/index.js';
-import { JournalThrottledError } from '../core/index.js';
+import { leaseMemoryOf, type LeaseMemory } from './lease-memory.js';
+import { flightsOf, type SingleFlight } from './single-flight.js';
 
 /**
  * The journal as one attempt sees it: every call is counted for the attempt's log line
@@ -22,6 +24,11 @@ import { JournalThrottledError } from '../core/index.js';
  * are tallied too (`ReplicatedWriteConflict`), and so are the throttles they meet, wherever the
  * error goes next (a handler may catch a throttled `beginEffect`; `JournalThrottled` is counted
  * all the same). One is made per attempt; it holds no state of its own beyond the counts.
+ *
+ * It is also where a hot key stops costing a call per attempt: the calls that decide what an attempt meets go through
+ * the process's {@link SingleFlight} of the journal, and a reservation a remembered live lease refuses
+ * ({@link LeaseMemory}) makes no call at all. A call shared or answered from memory is not this attempt's: it is not
+ * counted.
  */
 export class CountedJournal implements Journal {
   /** Calls made through this view so far. */
@@ -34,7 +41,16 @@ export class CountedJournal implements Journal {
   /** The wrapped journal's mode: `'strong'` for a multi-Region journal. */
   readonly multiRegion?: 'strong';
 
-  constructor(private readonly inner: Journal) {
+  private readonly flights: SingleFlight;
+  private readonly leases: LeaseMemory;
+
+  /** `clock`: epoch ms now, the guard's clock, which lease decisions read. */
+  constructor(
+    private readonly inner: Journal,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.flights = flightsOf(inner);
+    this.leases = leaseMemoryOf(inner);
     // An optional property set only when present, not a getter: a getter's `'strong' | undefined` does not satisfy
     // the interface's optional property in a consumer's declarations check under `exactOptionalPropertyTypes`.
     if (inner.multiRegion !== undefined) this.multiRegion = inner.multiRegion;
@@ -53,12 +69,29 @@ export class CountedJournal implements Journal {
     }
   }
 
-  reserve(request: ReserveRequest): Promise<ReserveResult> {
-    return this.counted(() => this.inner.reserve(request));
+  /**
+   * Reserves `request.pk`, or answers with the record in its way: from the lease memory (no call), from the
+   * reservation of a concurrent attempt of the key (which this one lost to), or from its own call.
+   */
+  async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const remembered = this.leases.refusal(request, this.clock());
+    if (remembered) return { reserved: false, record: remembered };
+    const { own, answer } = await this.flights.share(`reserve\u0000${request.pk}`, () =>
+      this.counted(() => this.inner.reserve(request)),
+    );
+    this.leases.note(answer.record, this.clock());
+    // One conditional write has one winner: a joiner lost to the leader's reservation, and meets it as found.
+    return own || !answer.reserved ? answer : { reserved: false, record: answer.record };
   }
 
-  takeOver(request: TakeOverRequest): Promise<JournalRecord> {
-    return this.counted(() => this.inner.takeOver(request));
+  /** Takes over an ended lease; a concurrent takeover of the same token by another attempt wins, this one loses. */
+  async takeOver(request: TakeOverRequest): Promise<JournalRecord> {
+    const { own, answer } = await this.flights.share(`take-over\u0000${request.pk}\u0000${request.expectedToken}`, () =>
+      this.counted(() => this.inner.takeOver(request)),
+    );
+    if (!own) throw new LeaseLostError();
+    this.leases.note(answer, this.clock());
+    return answer;
   }
 
   heartbeat(pk: string, leaseToken: string, leaseMs: number): Promise<number> {
@@ -74,19 +107,25 @@ export class CountedJournal implements Journal {
   }
 
   complete(completion: Completion): Promise<void> {
-    return this.counted(() => this.inner.complete(completion));
+    return this.counted(() => this.inner.complete(completion)).then(() => this.leases.forget(completion.pk));
   }
 
   markUnknown(pk: string, leaseToken: string): Promise<void> {
-    return this.counted(() => this.inner.markUnknown(pk, leaseToken));
+    return this.counted(() => this.inner.markUnknown(pk, leaseToken)).then(() => this.leases.forget(pk));
   }
 
-  markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
-    return this.counted(() => this.inner.markAbandonedUnknown(pk, leaseToken));
+  /** Marks an abandoned record `UNKNOWN`; a concurrent attempt marking the same token wins, this one loses. */
+  async markAbandonedUnknown(pk: string, leaseToken: string): Promise<JournalRecord> {
+    const { own, answer } = await this.flights.share(`mark-abandoned\u0000${pk}\u0000${leaseToken}`, () =>
+      this.counted(() => this.inner.markAbandonedUnknown(pk, leaseToken)),
+    );
+    if (!own) throw new LeaseLostError();
+    this.leases.forget(pk);
+    return answer;
   }
 
   release(pk: string, leaseToken: string): Promise<void> {
-    return this.counted(() => this.inner.release(pk, leaseToken));
+    return this.counted(() => this.inner.release(pk, leaseToken)).then(() => this.leases.forget(pk));
   }
 
   holdUnique(hold: UniqueHold): Promise<void> {
@@ -101,12 +140,16 @@ export class CountedJournal implements Journal {
     return this.counted(() => this.inner.letGoUnique(hold));
   }
 
-  get(pk: string): Promise<JournalRecord | undefined> {
-    return this.counted(() => this.inner.get(pk));
+  /** Reads the record of `pk`, sharing a read of it already in flight. */
+  async get(pk: string): Promise<JournalRecord | undefined> {
+    const { answer } = await this.flights.share(`get\u0000${pk}`, () => this.counted(() => this.inner.get(pk)));
+    if (answer) this.leases.note(answer, this.clock());
+    else this.leases.forget(pk);
+    return answer;
   }
 
   resolve(pk: string, resolution: Resolution): Promise<void> {
-    return this.counted(() => this.inner.resolve(pk, resolution));
+    return this.counted(() => this.inner.resolve(pk, resolution)).then(() => this.leases.forget(pk));
   }
 
   commitStaged(commit: StagedCommit): Promise<StagedCommitResult> {

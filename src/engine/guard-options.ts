@@ -10,7 +10,7 @@ import {
 import type { Journal } from '../journal/index.js';
 import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
 import { MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
-import { LocalCache } from './local-cache.js';
+import { MemoryOutcomeCache, type OutcomeCache } from './outcome-cache.js';
 import type { IdempotencyScope } from './scope.js';
 
 /** What a `recover` hook decides for a record whose effect may have happened. */
@@ -133,10 +133,20 @@ export interface GuardOptions extends TelemetryOptions {
    */
   readonly recover?: (scope: IdempotencyScope) => Promise<RecoveryDecision>;
   /**
-   * Keeps completed outcomes in the container, so warm replays cost no DynamoDB call.
+   * Keeps completed outcomes in the container, so warm replays cost no DynamoDB call: shorthand for
+   * `outcomeCache: new MemoryOutcomeCache({ maxItems })`.
    * @default undefined (off)
    */
   readonly localCache?: { readonly maxItems: number };
+  /**
+   * Where completed outcomes are kept besides the journal, so a replay can skip the journal call: a
+   * `MemoryOutcomeCache` in the container, or a shared cache every container reads. Only a completed outcome of the
+   * same key and fingerprint is ever replayed from it; a miss, an error or a slow answer costs a journal call.
+   * Not with `localCache`.
+   * @default undefined (off)
+   * @example httpIdempotency({ journal, outcomeCache: new MemoryOutcomeCache({ maxItems: 1000 }) })
+   */
+  readonly outcomeCache?: OutcomeCache;
   /**
    * What the handler's effects are. `'any'` (the leased protocol): the key is reserved before
    * the handler runs, and the handler may call anything (mark external effects with
@@ -196,7 +206,8 @@ export interface EngineSettings {
    * @default accepts every outcome
    */
   readonly assertReplayable?: (response: unknown, pk: string) => void;
-  readonly localCache?: LocalCache;
+  /** Completed outcomes kept besides the journal (`outcomeCache`, or the `localCache` shorthand). */
+  readonly outcomeCache?: OutcomeCache;
   /**
    * `'staged-only'`: the key is claimed by the transaction that commits the handler's writes (see
    * `GuardOptions.effects`).
@@ -234,6 +245,7 @@ export const GUARD_OPTION_NAMES = Object.freeze([
   'retryAfterSeconds',
   'recover',
   'localCache',
+  'outcomeCache',
   'effects',
   'durableExecutionTimeoutSeconds',
   'clock',
@@ -262,6 +274,17 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
   ) {
     throw new InvalidOptionsError(`${factory}: option 'localCache' needs maxItems`);
   }
+  const outcomeCache = options.outcomeCache as Partial<OutcomeCache> | null | undefined;
+  if (
+    outcomeCache !== undefined &&
+    (typeof outcomeCache?.get !== 'function' || typeof outcomeCache.set !== 'function')
+  ) {
+    throw new InvalidOptionsError(`${factory}: option 'outcomeCache' must be an OutcomeCache (it has get and set)`);
+  }
+  if (outcomeCache !== undefined && localCache !== undefined) {
+    throw new InvalidOptionsError(`${factory}: give 'outcomeCache' or its shorthand 'localCache', not both`);
+  }
+  readNumber(factory, 'outcomeCache.timeoutMs', outcomeCache?.timeoutMs, undefined, { min: 1 });
   readString(factory, 'namespace', options.namespace, undefined);
   const { metrics, logger } = options as { metrics?: unknown; logger?: unknown };
   if (metrics !== undefined && typeof (metrics as { singleMetric?: unknown } | null)?.singleMetric !== 'function') {
@@ -310,9 +333,11 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
       DEFAULT_GUARD_OPTIONS.durableExecutionTimeoutSeconds,
       { min: 1, max: MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS, integer: true },
     ),
-    localCache: localCache
-      ? new LocalCache(readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true }))
-      : undefined,
+    outcomeCache: localCache
+      ? new MemoryOutcomeCache({
+          maxItems: readNumber(factory, 'localCache.maxItems', localCache.maxItems, 0, { min: 1, integer: true }),
+        })
+      : options.outcomeCache,
     tracer,
     clock: readFunction(factory, 'clock', options.clock, DEFAULT_GUARD_OPTIONS.clock),
     storedFormOf: (response) => response,

@@ -24,3 +24,10 @@ export {
 } from './guard-options.js';
 export { durableExecutionNameOf, MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
 export { AttemptScope, idempotencyOf, type IdempotencyScope } from './scope.js';
+export {
+  DEFAULT_OUTCOME_CACHE_TIMEOUT_MS,
+  MemoryOutcomeCache,
+  type CachedOutcome,
+  type MemoryOutcomeCacheOptions,
+  type OutcomeCache,
+} from './outcome-cache.js';

@@ -1,6 +1,7 @@
 import { ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
 import { expiryFromNow } from '../journal/index.js';
 import type { EngineSettings } from './guard-options.js';
+import { rememberOutcome } from './outcome-cache.js';
 
 /**
  * The outcome a completed record stores: the handler's response, or, when it cannot be kept
@@ -60,13 +61,13 @@ export async function storeOrMark<T>(response: unknown, write: (stored: unknown)
   }
 }
 
-/** Keeps a completed outcome in the container's cache, as long as the record is replayed. */
+/** Keeps a completed outcome in the guard's outcome cache, as long as the record is replayed. */
 export function rememberCompleted(
-  settings: Pick<EngineSettings, 'localCache' | 'clock' | 'ttlSeconds'>,
+  settings: Pick<EngineSettings, 'outcomeCache' | 'clock' | 'ttlSeconds'>,
   record: { readonly pk: string; readonly fingerprint: string },
   stored: unknown,
 ): void {
-  settings.localCache?.remember({
+  rememberOutcome(settings, {
     pk: record.pk,
     fingerprint: record.fingerprint,
     response: { value: stored },

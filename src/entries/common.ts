@@ -56,4 +56,8 @@ export {
   type RecoveryDecision,
   type GuardOptions,
   type LambdaContextLike,
+  MemoryOutcomeCache,
+  type OutcomeCache,
+  type CachedOutcome,
+  type MemoryOutcomeCacheOptions,
 } from '../engine/index.js';

@@ -174,11 +174,23 @@ describe.each(ENTRY_POINTS)("effects: 'staged-only' through %s, on DynamoDB Loca
     await warm.send({ key, amount: 100 });
 
     const replay = await warm.send({ key, amount: 100 });
-    const changed = await warm.send({ key, amount: 5 });
 
     expect(replay).toMatchObject({ status: 'replay', commands: [] });
-    expect(changed).toMatchObject({ status: 'mismatch', code: 'idempotency-key-reused', commands: [] });
     expect(world.runs.get(key)).toBe(1);
+  });
+
+  it('leaves another payload to the journal when the local cache holds the key (a cache only replays)', async () => {
+    const key = newKey();
+    const warm = world.container(entryPoint, {}, { guard: { localCache: { maxItems: 10 } } });
+    await warm.send({ key, amount: 100 });
+
+    const changed = await warm.send({ key, amount: 5 });
+
+    expect(changed).toMatchObject({
+      status: 'mismatch',
+      code: 'idempotency-key-reused',
+      commands: ['TransactWriteItems'],
+    });
   });
 
   it('commits over a record past its expiresAt in one call (a transaction cannot say what it replaced: logged new)', async () => {

@@ -1,4 +1,10 @@
-import { idempotencyOf, InvalidOptionsError, MemoryJournal, httpIdempotency } from '../../src/index.js';
+import {
+  idempotencyOf,
+  InvalidOptionsError,
+  MemoryJournal,
+  MemoryOutcomeCache,
+  httpIdempotency,
+} from '../../src/index.js';
 import { httpEvent } from '../support/lambda.js';
 import { countingHandler, guard } from './guarded-handler.js';
 
@@ -117,6 +123,9 @@ describe('httpIdempotency options', () => {
     [{ inProgress: 'queue' }],
     [{ waitMs: Number.NaN }],
     [{ localCache: { maxItems: 0 } }],
+    [{ outcomeCache: { get: async () => undefined } }],
+    [{ outcomeCache: { get: async () => undefined, set: async () => undefined, timeoutMs: 0 } }],
+    [{ outcomeCache: new MemoryOutcomeCache({ maxItems: 10 }), localCache: { maxItems: 10 } }],
     [{ replayHeaders: 'location' }],
     [{ required: 'yes' }],
     [{ metrics: {} }],
