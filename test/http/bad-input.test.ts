@@ -119,6 +119,7 @@ describe('httpIdempotency options', () => {
     [{ localCache: { maxItems: 0 } }],
     [{ replayHeaders: 'location' }],
     [{ required: 'yes' }],
+    [{ streamifyResponse: 'yes' }],
     [{ metrics: {} }],
     [{ logger: { info: () => undefined } }],
     [{ statusCodes: { mismatched: 409 } }],

@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -14,7 +14,8 @@ import {
   type InvokeStreamingOptions,
   type StreamedInvocation,
 } from '../../src/testing/index.js';
-import { dynamoJournal } from '../support/dynamodb.js';
+import { injectFault } from '../faults/support/fault-injection.js';
+import { createTable, dynamoJournal } from '../support/dynamodb.js';
 import { lambdaContext } from '../support/lambda.js';
 
 const MB = 1024 * 1024;
@@ -201,6 +202,26 @@ describe('httpIdempotency under Lambda response streaming (Middy streamifyRespon
     expect(runs).toBe(1);
   });
 
+  it('passes a streamed 5xx through untouched and releases the key: the retry runs again', async () => {
+    const { journal } = await dynamoJournal();
+    let runs = 0;
+    const handler = async () => {
+      runs++;
+      const statusCode = runs === 1 ? 503 : 201;
+      return { statusCode, headers: { 'content-type': 'text/plain' }, body: Readable.from([`run ${runs}`]) };
+    };
+    const event = functionUrlEvent({ idempotencyKey: 'unavailable-1', body });
+
+    const first = await streamingGuard(handler, journal)(event);
+    const retry = await streamingGuard(handler, journal)(event);
+
+    expect(first.prelude?.statusCode).toBe(503);
+    expect(first.body.toString()).toBe('run 1');
+    expect(retry.prelude?.statusCode).toBe(201);
+    expect(retry.body.toString()).toBe('run 2');
+    expect(runs).toBe(2);
+  });
+
   it('stores the outcome when the caller goes away mid-stream: the retry replays the whole body', async () => {
     const { journal } = await dynamoJournal();
     const { runs, handler } = reportHandler(chunks);
@@ -254,6 +275,33 @@ describe('httpIdempotency under Lambda response streaming (Middy streamifyRespon
     expect(reused.prelude).toMatchObject({ statusCode: 422, headers: { 'content-type': 'application/problem+json' } });
     expect(problemOf(reused).type).toBe('urn:idemkit:problem:idempotency-key-reused');
     expect(runs).toHaveLength(1);
+  });
+
+  it('fails the first caller’s stream when its completion’s answer is lost; the retry replays what was committed', async () => {
+    const { journal, client } = await dynamoJournal({ maxAttempts: 1 });
+    const exports = await createTable(client, 'exports');
+    const fault = injectFault(client, 'complete', { kind: 'lost-response' }, { times: 1 });
+    let runs = 0;
+    const handler = async (_event: unknown, context: unknown) => {
+      runs++;
+      // A staged write commits with the outcome: the first answer waits on that one transaction.
+      idempotencyOf(context as never).stage({ Put: { TableName: exports, Item: { pk: 'exp_1', runs } } });
+      return { statusCode: 201, headers: { 'content-type': 'text/csv' }, body: Readable.from(chunks) };
+    };
+    const event = functionUrlEvent({ idempotencyKey: 'lost-1', body });
+
+    const first = await streamingGuard(handler, journal)(event);
+    const retry = await streamingGuard(handler, journal)(event);
+    const staged = await client.send(new GetItemCommand({ TableName: exports, Key: { pk: { S: 'exp_1' } } }));
+
+    expect(fault.delivered()).toBe(1);
+    expect(first.body.toString()).toBe(chunks.join(''));
+    expect(first.error?.errorType).toBe('JournalUnavailableError');
+    expect(retry.error).toBeUndefined();
+    expect(retry.prelude?.headers?.['Idempotent-Replayed']).toBe('true');
+    expect(retry.body.toString()).toBe(chunks.join(''));
+    expect(staged.Item?.runs?.N).toBe('1');
+    expect(runs).toBe(1);
   });
 
   describe('a stream larger than a record can hold', () => {
