@@ -114,7 +114,10 @@ export class StreamTee {
     } catch (error) {
       ending = { kind: 'failed', error };
     }
-    const refused = await this.settle(ending);
+    // The settlement answers its failures; one it did not foresee still ends the caller's body, never the process.
+    const refused = await this.settle(ending).catch((error: unknown) =>
+      error instanceof Error ? error : new Error(String(error)),
+    );
     if (this.output.destroyed) return;
     if (refused) this.output.destroy(refused);
     else this.output.push(null);

@@ -29,10 +29,15 @@ export interface StreamedHttpPrelude {
 
 /** The response stream a streaming handler is given: the writable subset of the runtime's own. */
 export interface LambdaResponseStream {
+  /** Writes body bytes (a value that is neither a string nor bytes is written as its JSON). */
   write(chunk: unknown, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: () => void): boolean;
+  /** Ends the response. */
   end(chunk?: unknown, encoding?: BufferEncoding | (() => void), callback?: () => void): this;
+  /** Breaks the response off. */
   destroy(error?: Error): this;
+  /** Listens to the writable's events (`finish`, `close`, `error`, `drain`). */
   on(event: string, listener: (...args: any[]) => void): this;
+  /** Listens to one of the writable's events once. */
   once(event: string, listener: (...args: any[]) => void): this;
   /** @throws Error once the first byte was written */
   setContentType(contentType: string): void;
@@ -49,8 +54,10 @@ export type StreamingHandler<E = any, C = any> = (
 
 /** The `awslambda` global of a Lambda Node.js runtime, as far as response streaming goes. */
 export interface AwsLambdaStreamingGlobal {
+  /** Marks `handler` as one that streams its response, and returns it. */
   streamifyResponse<H extends StreamingHandler>(handler: H, options?: { highWaterMark?: number }): H;
   readonly HttpResponseStream: {
+    /** Makes `responseStream` send `prelude` (status, headers, cookies) as JSON and eight NUL bytes before its first byte. */
     from(responseStream: LambdaResponseStream, prelude: Record<string, unknown>): LambdaResponseStream;
   };
 }
