@@ -232,10 +232,17 @@ class ResponseSink extends Writable {
         get: () => this[name],
         set: (value) => ((this as Record<string, unknown>)[name] = value),
       });
-    const readOnly = ['writable', 'writableFinished', 'writableEnded', 'writableNeedDrain', 'writableLength'] as const;
+    const readOnly = [
+      'writable',
+      'writableFinished',
+      'writableEnded',
+      'writableNeedDrain',
+      'writableLength',
+      'writableHighWaterMark',
+      'writableObjectMode',
+      'writableCorked',
+    ] as const;
     for (const name of readOnly) Object.defineProperty(stream, name, { get: () => this[name] });
-    for (const name of ['writableHighWaterMark', 'writableObjectMode', 'writableCorked'] as const)
-      Object.defineProperty(stream, name, { get: () => this[name] });
     return stream as unknown as LambdaResponseStream;
   }
 
