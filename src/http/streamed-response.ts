@@ -78,7 +78,7 @@ export class StreamTee {
   readonly output: Readable;
   /** Resolves once the record is decided (whether the caller stayed or not). */
   readonly settled: Promise<void>;
-  private wake?: () => void;
+  private wake: (() => void) | undefined;
 
   constructor(
     source: StreamedBody,

@@ -125,7 +125,7 @@ export interface StreamedInvocation {
   /** The content type of the stream (the HTTP integration's when the handler sent a prelude). */
   readonly contentType: string;
   /** The metadata prelude (status, headers, cookies), when the handler used `HttpResponseStream.from`. */
-  readonly prelude?: StreamedHttpPrelude;
+  readonly prelude?: StreamedHttpPrelude | undefined;
   /** The body bytes the function wrote, after the prelude and its delimiter. */
   readonly body: Buffer;
   /** The body bytes the caller received: all of {@link body}, unless it went away first. */
@@ -221,7 +221,7 @@ class ResponseSink extends Writable {
     ] as const;
     const stream: Record<string, unknown> = {};
     for (const name of [...methods, ...events]) {
-      const method = (this as unknown as Record<string, (...args: unknown[]) => unknown>)[name];
+      const method = (this as unknown as Record<string, (...args: unknown[]) => unknown>)[name]!;
       stream[name] = (...args: unknown[]) => {
         const result = method.apply(this, args);
         return result === this ? stream : result;
