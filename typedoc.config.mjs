@@ -10,6 +10,7 @@ export const GUIDES = [
   'docs/getting-started.md',
   'docs/testing-your-handlers.md',
   'docs/http.md',
+  'docs/streaming.md',
   'docs/functions.md',
   'docs/queues.md',
   'docs/streams.md',

@@ -1,11 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import {
-  capturedResponse,
-  MAX_CAPTURED_BODY_BYTES,
-  OversizedResponse,
-  responseToSend,
-  type HttpResponse,
-} from '../http/index.js';
+import { BodyCapture, capturedResponse, OversizedResponse, responseToSend, type HttpResponse } from '../http/index.js';
 
 /** The methods through which a Node response reaches the socket: held back while the guard stores the outcome. */
 const HELD = ['writeHead', 'write', 'end', 'flushHeaders'] as const;
@@ -16,14 +10,13 @@ type Callback = (error?: Error | null) => void;
  * Holds back what a handler sends on a Node `ServerResponse` (`res.json`, `res.send`, a stream
  * piped into it: all go through `writeHead`, `write` and `end`) until the guard has stored it,
  * then sends it, or another answer instead. The bytes are captured whole up to
- * {@link MAX_CAPTURED_BODY_BYTES}; past that the capture stops keeping them and the response ends
+ * the capture limit of {@link BodyCapture}; past that the capture stops keeping them and the response ends
  * as an {@link OversizedResponse}, which the guard refuses instead of storing it in part.
  */
 export class ResponseCapture {
   /** The response the handler sent, once it ended it. */
   readonly ended: Promise<HttpResponse>;
-  private readonly chunks: Buffer[] = [];
-  private sizeBytes = 0;
+  private readonly body = new BodyCapture();
   private finished = false;
   private readonly saved: ReadonlyMap<string, PropertyDescriptor | undefined>;
   private readonly headersBefore: OutgoingHttpHeaders;
@@ -55,7 +48,7 @@ export class ResponseCapture {
   /** Sends what the handler sent, as it sent it. */
   sendOwn(): void {
     this.release();
-    this.res.end(Buffer.concat(this.chunks));
+    this.res.end(this.body.bytes());
   }
 
   /** Sends `response` instead (a replay, a problem, another attempt's outcome) over the headers set before the guard. */
@@ -97,9 +90,9 @@ export class ResponseCapture {
       this.finished = true;
       const { statusCode } = this.res;
       this.resolveEnded(
-        this.sizeBytes > MAX_CAPTURED_BODY_BYTES
-          ? new OversizedResponse(statusCode, this.sizeBytes)
-          : capturedResponse(statusCode, this.res.getHeaders(), Buffer.concat(this.chunks)),
+        this.body.overLimit
+          ? new OversizedResponse(statusCode, this.body.sizeBytes)
+          : capturedResponse(statusCode, this.res.getHeaders(), this.body.bytes()),
       );
     }
     later(callback);
@@ -108,14 +101,7 @@ export class ResponseCapture {
 
   private keep(chunk: unknown, encoding: unknown): void {
     if (this.finished || chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    const bytes =
-      typeof chunk === 'string'
-        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-        : Buffer.from(chunk as Uint8Array);
-    this.sizeBytes += bytes.byteLength;
-    // Past the limit the response cannot be stored whole: its size is still counted, its bytes no longer kept.
-    if (this.sizeBytes <= MAX_CAPTURED_BODY_BYTES) this.chunks.push(bytes);
-    else this.chunks.length = 0;
+    this.body.add(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined);
   }
 }
 

@@ -3,11 +3,11 @@ import { Transform, type Readable } from 'node:stream';
 import { readFunction } from '../core/index.js';
 import type { IdempotencyScope } from '../engine/index.js';
 import {
+  BodyCapture,
   capturedResponse,
   doorRequest,
   HttpGuard,
   idempotencyOfRequest,
-  MAX_CAPTURED_BODY_BYTES,
   OversizedResponse,
   readsLambdaEvent,
   resolveHttpGuardOptions,
@@ -180,26 +180,18 @@ function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
 
 /** The reply's payload read whole (a stream to its end), as the guard's plain response, and its bytes to send. */
 async function capture(reply: FastifyReply, payload: unknown): Promise<{ response: HttpResponse; bytes: Buffer }> {
-  const chunks: Buffer[] = [];
-  let sizeBytes = 0;
-  const keep = (chunk: unknown) => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
-    sizeBytes += bytes.byteLength;
-    if (sizeBytes <= MAX_CAPTURED_BODY_BYTES) chunks.push(bytes);
-  };
+  const body = new BodyCapture();
   if (isStream(payload)) {
     for await (const chunk of payload) {
-      keep(chunk);
       // Past the limit nothing more is kept: the rest of the stream is not read.
-      if (sizeBytes > MAX_CAPTURED_BODY_BYTES) {
+      if (!body.add(chunk)) {
         payload.destroy();
         break;
       }
     }
-  } else if (payload !== undefined && payload !== null) keep(payload);
-  const bytes = Buffer.concat(chunks);
-  if (sizeBytes > MAX_CAPTURED_BODY_BYTES)
-    return { response: new OversizedResponse(reply.statusCode, sizeBytes), bytes };
+  } else if (payload !== undefined && payload !== null) body.add(payload);
+  const bytes = body.bytes();
+  if (body.overLimit) return { response: new OversizedResponse(reply.statusCode, body.sizeBytes), bytes };
   return {
     response: capturedResponse(reply.statusCode, reply.getHeaders() as Record<string, HeaderValue>, bytes),
     bytes,

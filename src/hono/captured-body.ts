@@ -1,4 +1,4 @@
-import { capturedResponse, MAX_CAPTURED_BODY_BYTES, OversizedResponse, type HttpResponse } from '../http/index.js';
+import { BodyCapture, capturedResponse, OversizedResponse, type HttpResponse } from '../http/index.js';
 
 /** The headers of a fetch `Request` or `Response` as a map (repeated lines joined, as `Headers` joins them). */
 export function headersOf(headers: Headers): Record<string, string> {
@@ -9,24 +9,21 @@ export function headersOf(headers: Headers): Record<string, string> {
 
 /**
  * A fetch `Response` a Hono handler made, read whole (its body stream to the end) as the
- * guard's plain response: past {@link MAX_CAPTURED_BODY_BYTES} the reading stops and the response
+ * guard's plain response: past the capture limit of {@link BodyCapture} the reading stops and the response
  * is an {@link OversizedResponse}, never stored in part. A body stream that errors rejects.
  */
 export async function captureResponse(response: Response): Promise<{ captured: HttpResponse; bytes: Buffer }> {
-  const chunks: Uint8Array[] = [];
-  let sizeBytes = 0;
+  const body = new BodyCapture();
   const reader = response.body?.getReader();
   for (;;) {
     const read = reader ? await reader.read() : { done: true as const, value: undefined };
     if (read.done) break;
-    sizeBytes += read.value.byteLength;
-    if (sizeBytes > MAX_CAPTURED_BODY_BYTES) {
+    if (!body.add(read.value)) {
       await reader?.cancel();
-      return { captured: new OversizedResponse(response.status, sizeBytes), bytes: Buffer.alloc(0) };
+      return { captured: new OversizedResponse(response.status, body.sizeBytes), bytes: Buffer.alloc(0) };
     }
-    chunks.push(read.value);
   }
-  const bytes = Buffer.concat(chunks);
+  const bytes = body.bytes();
   const headers: Record<string, string | string[]> = headersOf(response.headers);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;

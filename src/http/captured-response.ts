@@ -17,6 +17,52 @@ export const MAX_CAPTURED_BODY_BYTES = 6 * 1024 * 1024;
 // A byte-order mark is part of the bytes: it must come back on replay.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * The body bytes of a response as a door reads them, kept whole up to {@link MAX_CAPTURED_BODY_BYTES}:
+ * past that only their count goes on (the response cannot be stored whole, so none of it is kept).
+ *
+ * @example
+ * const body = new BodyCapture();
+ * for await (const chunk of stream) if (!body.add(chunk)) break;
+ */
+export class BodyCapture {
+  /** Bytes seen so far, kept or not. */
+  sizeBytes = 0;
+  private readonly chunks: Buffer[] = [];
+
+  /**
+   * Keeps `chunk` (a string in `encoding`, bytes, or any other value as the JSON Lambda's response
+   * stream would write for it) and returns its bytes; `undefined` once the body passed the limit.
+   */
+  add(chunk: unknown, encoding?: BufferEncoding): Buffer | undefined {
+    const bytes = bytesOf(chunk, encoding);
+    this.sizeBytes += bytes.byteLength;
+    if (this.overLimit) {
+      this.chunks.length = 0;
+      return undefined;
+    }
+    this.chunks.push(bytes);
+    return bytes;
+  }
+
+  /** Whether the body passed {@link MAX_CAPTURED_BODY_BYTES}. */
+  get overLimit(): boolean {
+    return this.sizeBytes > MAX_CAPTURED_BODY_BYTES;
+  }
+
+  /** The bytes kept (none once over the limit). */
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+function bytesOf(chunk: unknown, encoding: BufferEncoding | undefined): Buffer {
+  if (typeof chunk === 'string') return Buffer.from(chunk, encoding ?? 'utf8');
+  // A copy: a producer may reuse its buffer once the chunk was handed on.
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk);
+  return Buffer.from(JSON.stringify(chunk) ?? '', 'utf8');
+}
+
 /** A header value as Node and the fetch API hand them out. */
 export type HeaderValue = string | number | readonly string[] | undefined;
 
@@ -37,7 +83,7 @@ export function capturedResponse(
     if (typeof value === 'string' || typeof value === 'number') single[name.toLowerCase()] = String(value);
     else multi[name.toLowerCase()] = [...value];
   }
-  const response: HttpResponse = { statusCode, headers: single, ...textOrBase64(body) };
+  const response: HttpResponse = { statusCode, headers: single, ...storedBody(body) };
   if (Object.keys(multi).length > 0) response.multiValueHeaders = multi;
   return response;
 }
@@ -64,7 +110,13 @@ export function responseToSend(response: HttpResponse): ResponseToSend {
   return { statusCode: response.statusCode, headers, body };
 }
 
-function textOrBase64(body: Uint8Array): { body: string; isBase64Encoded?: true } {
+/**
+ * The body fields of a response holding `body`: the text when it is UTF-8, else base64 with
+ * `isBase64Encoded`, so it replays byte for byte.
+ *
+ * @example storedBody(Buffer.from([0xff])) // { body: '/w==', isBase64Encoded: true }
+ */
+export function storedBody(body: Uint8Array): { body: string; isBase64Encoded?: true } {
   try {
     return { body: utf8.decode(body) };
   } catch {

@@ -1,4 +1,4 @@
-import { IdempotencyError, NO_TENANT, ResponseTooLargeError, scopePart } from '../core/index.js';
+import { IdempotencyError, LeaseLostError, NO_TENANT, ResponseTooLargeError, scopePart } from '../core/index.js';
 import {
   DEFAULT_LEASE_MS,
   fingerprintOf,
@@ -21,8 +21,10 @@ import {
   storedForm,
   type HttpResponse,
 } from './http-response.js';
+import { storedBody } from './captured-response.js';
 import { LeaseRenewal } from './lease-renewal.js';
 import { defaultRequestFingerprint } from './request-fingerprint.js';
+import { StreamTee, type StreamedBody, type StreamedResponse, type StreamEnding } from './streamed-response.js';
 
 /**
  * The HTTP guard without a framework: key rules, scope, fingerprint, the answers of the attempt
@@ -273,6 +275,57 @@ export class HttpGuard<Source> {
   }
 
   /**
+   * Concludes a running request whose handler answered with a streamed body (Lambda response
+   * streaming): returns the body to send in its place. It is the handler's bytes as they come,
+   * kept meanwhile; once the source ended the record is decided and only then does the body end
+   * (see {@link StreamTee}). A status that is not stored (5xx, 408, 429) lets the record go at
+   * once and the handler's own body goes out untouched.
+   */
+  async concludeStreamed(running: RunningHttpRequest, streamed: StreamedResponse): Promise<StreamedBody> {
+    if (!isStorableStatus(streamed.head.statusCode)) {
+      await this.concludeReturned(running, { ...streamed.head, body: '' });
+      return streamed.body;
+    }
+    return new StreamTee(streamed.body, (ending) => this.settleStreamed(running, streamed.head, ending)).output;
+  }
+
+  /**
+   * Decides the record of a streamed answer once its body ended: stored when it ended whole,
+   * a failure when it errored or outgrew the limit (released, or `UNKNOWN` after `beginEffect`).
+   * Returns the error the caller's stream ends with instead of its normal end, when the record
+   * does not stand behind what was sent (a failure, a refused store, another attempt's outcome).
+   * Never throws: there is no one left to throw to but the stream.
+   */
+  private async settleStreamed(
+    running: RunningHttpRequest,
+    head: HttpResponse,
+    ending: StreamEnding,
+  ): Promise<Error | undefined> {
+    const { attempt, flavor } = running;
+    try {
+      if (ending.kind === 'failed') {
+        const result = await this.engine.conclude(attempt, { kind: 'threw', error: ending.error });
+        finish(attempt, undefined, 500);
+        return asError(result.kind === 'failed' ? result.error : ending.error);
+      }
+      // The metadata already sent has no isBase64Encoded: the bytes are what the caller got.
+      const { isBase64Encoded: _sent, ...metadata } = head;
+      const response: HttpResponse = { ...metadata, ...storedBody(ending.bytes) };
+      const result = await this.engine.conclude(attempt, { kind: 'returned', result: response });
+      if (result.kind === 'ran') {
+        finish(attempt, head);
+        return undefined;
+      }
+      // Another attempt's outcome is the key's answer: the bytes sent are not it.
+      finish(attempt, this.answerOf(result, flavor, attempt), 500);
+      return result.kind === 'failed' ? asError(result.error) : new LeaseLostError();
+    } catch (error) {
+      finish(attempt, this.answers.answerFor(error, flavor, attempt.requestId), 500);
+      return asError(error);
+    }
+  }
+
+  /**
    * Runs one request through a framework door: admits it, runs the handler with `run` (renewing
    * the lease meanwhile when there is no deadline), stores its outcome, and says what to send.
    * The first caller's answer comes only after the outcome is stored, so a retry that follows it replays.
@@ -343,6 +396,10 @@ export class HttpGuard<Source> {
       return { operation: 'unknown', scopeError };
     }
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function finish(attempt: Attempt, response: HttpResponse | undefined, responseCode = response?.statusCode): void {

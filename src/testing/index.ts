@@ -5,6 +5,7 @@
  */
 export * from './lambda-context.js';
 export * from './http-events.js';
+export * from './lambda-streaming.js';
 export * from './record-events.js';
 export * from './journal-table.js';
 export * from './dynamodb-local.js';

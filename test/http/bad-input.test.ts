@@ -128,6 +128,7 @@ describe('httpIdempotency options', () => {
     [{ outcomeCache: new MemoryOutcomeCache({ maxItems: 10 }), localCache: { maxItems: 10 } }],
     [{ replayHeaders: 'location' }],
     [{ required: 'yes' }],
+    [{ streamifyResponse: 'yes' }],
     [{ metrics: {} }],
     [{ logger: { info: () => undefined } }],
     [{ statusCodes: { mismatched: 409 } }],
