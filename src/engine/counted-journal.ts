@@ -106,12 +106,14 @@ export class CountedJournal implements Journal {
     return this.counted(() => this.inner.recordEvidence(pk, leaseToken, evidence));
   }
 
+  // The calls that end this process's own lease forget it whatever they answer: a completion whose answer was lost may
+  // well have landed, and a memory that outlived it would refuse the retry the journal would replay.
   complete(completion: Completion): Promise<void> {
-    return this.counted(() => this.inner.complete(completion)).then(() => this.leases.forget(completion.pk));
+    return this.counted(() => this.inner.complete(completion)).finally(() => this.leases.forget(completion.pk));
   }
 
   markUnknown(pk: string, leaseToken: string): Promise<void> {
-    return this.counted(() => this.inner.markUnknown(pk, leaseToken)).then(() => this.leases.forget(pk));
+    return this.counted(() => this.inner.markUnknown(pk, leaseToken)).finally(() => this.leases.forget(pk));
   }
 
   /** Marks an abandoned record `UNKNOWN`; a concurrent attempt marking the same token wins, this one loses. */
@@ -125,7 +127,7 @@ export class CountedJournal implements Journal {
   }
 
   release(pk: string, leaseToken: string): Promise<void> {
-    return this.counted(() => this.inner.release(pk, leaseToken)).then(() => this.leases.forget(pk));
+    return this.counted(() => this.inner.release(pk, leaseToken)).finally(() => this.leases.forget(pk));
   }
 
   holdUnique(hold: UniqueHold): Promise<void> {
