@@ -26,6 +26,7 @@ export {
   StagedWriteError,
   RecordUnreadableError,
   MultiRegionUnsupportedError,
+  JournalFeatureUnsupportedError,
   OutboxTooLargeError,
   ERROR_CODES,
   MAX_KEY_LENGTH,
