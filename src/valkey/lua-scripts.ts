@@ -9,15 +9,26 @@ import { ClaimAttribute as C, RecordAttribute as A, RecordStatus } from '../jour
  * and answers with what happened: an outcome word first, then (where the caller needs it) the
  * key's fields as `HGETALL` returns them. The journal reads nothing else as success.
  *
- * Every record script takes `ARGV[1]` = now (epoch ms, the journal's clock, never the server's
+ * Every script takes `ARGV[1]` = now (epoch ms, the journal's clock, never the server's
  * `TIME`) and `ARGV[2]` = the memory margin (ms): after a write the key's server TTL is set
  * `margin` past the later of `expiresAt` and `leaseUntil`, only to reclaim memory (the guard reads
  * `expiresAt`), and removed (`PERSIST`) while the record has no `expiresAt` (`UNKNOWN`, effect begun).
  */
 
+/**
+ * The last two arguments of every call: this marker, then how many arguments come before it. A
+ * client that drops or adds an argument (an ignored option) makes the script refuse the call
+ * before it reads anything, instead of writing what it was not asked to.
+ */
+export const END_MARKER = 'idemkit-end';
+
 /** Shared helpers: read a hash, the guard's predicates, the reply, the memory TTL. */
 const PRELUDE = `
 local key = KEYS[1]
+local argc = #ARGV - 2
+if #KEYS ~= 1 or argc < 2 or ARGV[argc + 1] ~= '${END_MARKER}' or tonumber(ARGV[argc + 2]) ~= argc then
+  return redis.error_reply('idemkit: arguments missing or added on the way')
+end
 local nowMs = tonumber(ARGV[1])
 local marginMs = tonumber(ARGV[2])
 if nowMs == nil or marginMs == nil then return redis.error_reply('idemkit: bad arguments') end
@@ -57,7 +68,7 @@ end
 /** The fields after the fixed arguments, as name/value pairs, for `HSET`. */
 const PAIRS_FROM = (first: number) => `
 local pairs_ = {}
-for i = ${first}, #ARGV do pairs_[#pairs_ + 1] = ARGV[i] end
+for i = ${first}, argc do pairs_[#pairs_ + 1] = ARGV[i] end
 if #pairs_ == 0 or #pairs_ % 2 ~= 0 then return redis.error_reply('idemkit: bad arguments') end
 `;
 

@@ -38,7 +38,7 @@ import {
 } from '../journal/index.js';
 import { evictionPolicyOf, evictionWarning, type EvictionPolicyReport } from './eviction-policy.js';
 import { evidenceFields, fieldsOf, itemOf, responseFields } from './hash-fields.js';
-import { LUA_SCRIPTS, type ScriptName } from './lua-scripts.js';
+import { END_MARKER, LUA_SCRIPTS, type ScriptName } from './lua-scripts.js';
 import type { ValkeyClient } from './valkey-client.js';
 
 const OWNER = 'ValkeyJournal';
@@ -413,7 +413,8 @@ export class ValkeyJournal implements Journal {
   private async run(name: ScriptName, pk: string, now: number, args: string[], outcomes: Outcomes): Promise<string[]> {
     void this.evictionPolicy();
     const script = LUA_SCRIPTS[name];
-    const keysAndArgs = [this.keyOf(pk), String(now), String(MEMORY_MARGIN_MS), ...args];
+    const argv = [String(now), String(MEMORY_MARGIN_MS), ...args];
+    const keysAndArgs = [this.keyOf(pk), ...argv, END_MARKER, String(argv.length)];
     let reply: unknown;
     try {
       reply = await this.client.evalsha(script.sha1, 1, ...keysAndArgs);
