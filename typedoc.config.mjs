@@ -18,6 +18,7 @@ export const GUIDES = [
   'docs/staged-only.md',
   'docs/client.md',
   'docs/multi-region.md',
+  'docs/valkey.md',
   'docs/durable-functions.md',
   'docs/migrating-from-powertools.md',
   'docs/cdk.md',
