@@ -8,7 +8,7 @@
  * drops an argument or a reply makes the journal refuse, never run a handler twice.
  *
  * @example
- * import Valkey from 'iovalkey';
+ * import { Valkey } from 'iovalkey';
  * const journal = new ValkeyJournal({ client: new Valkey(process.env.VALKEY_URL!) });
  */
 export interface ValkeyClient {

@@ -75,7 +75,10 @@ export interface ValkeyJournalOptions {
    * Where the warning about an eviction policy that may delete records goes.
    * @default console
    */
-  readonly logger?: { warn(message: string): unknown };
+  readonly logger?: {
+    /** Logs one warning (a Powertools `Logger`, `console`). */
+    warn(message: string): unknown;
+  };
 }
 
 /** What a script's reply may say, and whether that outcome changed state (then `WAIT` follows, if asked). */
@@ -83,7 +86,7 @@ type Outcomes = Readonly<Record<string, 'changed' | 'unchanged'>>;
 
 /**
  * The journal on Valkey or Redis OSS (ElastiCache, MemoryDB, or a server of your own), with the
- * records, fingerprints, leases, fencing tokens, expiry and answers of {@link DynamoDBJournal}:
+ * records, fingerprints, leases, fencing tokens, expiry and answers of `DynamoDBJournal`:
  * every state change is one Lua script that checks the lease token and the state and writes
  * atomically, and whose reply says what happened; any other reply, and any server or connection
  * error, is `JournalUnavailableError` (the guard fails closed). Expiry is `expiresAt`, read by
@@ -95,7 +98,7 @@ type Outcomes = Readonly<Record<string, 'changed' | 'unchanged'>>;
  * `holdUnique()` works. See docs/valkey.md.
  *
  * @example
- * import Valkey from 'iovalkey';
+ * import { Valkey } from 'iovalkey';
  * import { ValkeyJournal } from 'idemkit/valkey';
  * const journal = new ValkeyJournal({ client: new Valkey(process.env.VALKEY_URL!) });
  * export const handler = middy(createOrder).use(httpIdempotency({ journal }));
