@@ -109,7 +109,7 @@ export class ValkeyJournal implements Journal {
   private readonly client: ValkeyClient;
   private readonly prefix: string;
   private readonly clock: () => number;
-  private readonly replicas?: { readonly replicas: number; readonly timeoutMs: number };
+  private readonly replicas: { readonly replicas: number; readonly timeoutMs: number } | undefined;
   private readonly logger: { warn(message: string): unknown };
   private policy?: Promise<EvictionPolicyReport>;
 
