@@ -145,7 +145,7 @@ redis.call('DEL', key)
 return {'RELEASED'}`,
 
   /**
-   * \`resolvable\`: ARGV[3] 'released' or 'completed', ARGV[4..] the resolution's fields. Replies RESOLVED, or REFUSED +
+   * `resolvable`: ARGV[3] 'released' or 'completed', ARGV[4..] the resolution's fields. Replies RESOLVED, or REFUSED +
    * the record.
    */
   resolve: `
@@ -162,7 +162,7 @@ return {'RESOLVED'}`,
   get: `return reply('RECORD')`,
 
   /**
-   * Fencing the record of a stale hold (\`holdAbandoned\`): ARGV[3] the stale token, ARGV[4] a fresh one. Replies GONE
+   * Fencing the record of a stale hold (`holdAbandoned`): ARGV[3] the stale token, ARGV[4] a fresh one. Replies GONE
    * (absent, or held under another token with no effect begun), FENCED (its token replaced now), or KEEP.
    */
   fenceHolder: `
@@ -176,7 +176,7 @@ settle()
 return {'FENCED'}`,
 
   /**
-   * \`uniqueHoldable\`: ARGV[3] the owner, [4] its createdAt, [5..] the hold's fields. A pinned hold taken back by its
+   * `uniqueHoldable`: ARGV[3] the owner, [4] its createdAt, [5..] the hold's fields. A pinned hold taken back by its
    * own operation stays pinned. Replies HELD, or CONFLICT + the claim.
    */
   holdUnique: `${PAIRS_FROM(5)}
@@ -188,7 +188,7 @@ redis.call('HSET', key, unpack(pairs_))
 if pinned then redis.call('HSET', key, '${C.pinned}', 'true') end
 return {'HELD'}`,
 
-  /** \`uniqueTakeable\`: ARGV[3] the stale hold token, [4..] the hold's fields. Replies HELD, or CONFLICT + the claim. */
+  /** `uniqueTakeable`: ARGV[3] the stale hold token, [4..] the hold's fields. Replies HELD, or CONFLICT + the claim. */
   takeUnique: `${PAIRS_FROM(4)}
 local h = load()
 if h == nil or h['${C.holdToken}'] ~= ARGV[3] or h['${C.pinned}'] ~= nil then return reply('CONFLICT') end
@@ -197,7 +197,7 @@ redis.call('HSET', key, unpack(pairs_))
 return {'HELD'}`,
 
   /**
-   * \`uniqueHeldBy\`: ARGV[3] the hold token, ARGV[4] what to do: 'pin', 'permanent' (drop the token and the pin) or
+   * `uniqueHeldBy`: ARGV[3] the hold token, ARGV[4] what to do: 'pin', 'permanent' (drop the token and the pin) or
    * 'letGo' (delete). Replies DONE, or CONFLICT + the claim.
    */
   heldClaim: `
