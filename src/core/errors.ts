@@ -72,6 +72,10 @@ export const ERROR_CODES = {
     title: 'The operation needs a transaction, which a multi-Region journal has not',
     status: 500,
   },
+  'journal-feature-unsupported': {
+    title: "The operation needs a transaction or an outbox, which the journal's store has not",
+    status: 500,
+  },
 } as const satisfies Record<string, { readonly title: string; readonly status: number; readonly detail?: string }>;
 
 /** A stable machine-readable error code (see {@link ERROR_CODES}). */
@@ -369,6 +373,37 @@ export class MultiRegionUnsupportedError extends IdempotencyError {
       'multi-region-unsupported',
       `${feature} is not available with DynamoDBJournal({ multiRegion: 'strong' }): it commits in a TransactWriteItems, ` +
         `and DynamoDB global tables with multi-Region strong consistency have no transactions; use ${MULTI_REGION_INSTEAD[feature]}`,
+    );
+  }
+}
+
+/** What a journal without transactions (`transactions: false`, a Valkey journal) offers instead of each feature. */
+const WITHOUT_TRANSACTIONS_INSTEAD = {
+  'stage()': 'the leased protocol: call beginEffect() and write the item yourself',
+  'claimUnique()': 'holdUnique(name, value), a claim taken before any effect',
+  'publish()': 'send the event yourself after beginEffect(), or keep the outbox on a DynamoDBJournal',
+  "effects: 'staged-only'": "effects: 'any' (the leased protocol, one atomic script per step)",
+} as const;
+
+/**
+ * A feature that needs DynamoDB (`stage()`, `claimUnique()` and `effects: 'staged-only'` commit
+ * in a `TransactWriteItems`; `publish()` writes outbox items a DynamoDB stream dispatches) used
+ * with a journal whose store has neither (`journal.transactions === false`: a `ValkeyJournal`).
+ * Refused where it is called or configured, before anything is written, never degraded to
+ * separate writes; the message says what to use instead.
+ *
+ * @example
+ * try { scope.stage(item) } catch (e) { if (e instanceof JournalFeatureUnsupportedError) console.log(e.feature) }
+ */
+export class JournalFeatureUnsupportedError extends IdempotencyError {
+  constructor(
+    /** The refused feature. */
+    readonly feature: keyof typeof WITHOUT_TRANSACTIONS_INSTEAD,
+  ) {
+    super(
+      'journal-feature-unsupported',
+      `${feature} is not available with this journal: it needs DynamoDB's TransactWriteItems or its outbox, ` +
+        `which the journal's store has not; use ${WITHOUT_TRANSACTIONS_INSTEAD[feature]}`,
     );
   }
 }

@@ -40,6 +40,8 @@ export class CountedJournal implements Journal {
 
   /** The wrapped journal's mode: `'strong'` for a multi-Region journal. */
   readonly multiRegion?: 'strong';
+  /** `false` when the wrapped journal has no transactions (a Valkey journal). */
+  readonly transactions?: false;
 
   private readonly flights: SingleFlight;
   private readonly leases: LeaseMemory;
@@ -54,6 +56,7 @@ export class CountedJournal implements Journal {
     // An optional property set only when present, not a getter: a getter's `'strong' | undefined` does not satisfy
     // the interface's optional property in a consumer's declarations check under `exactOptionalPropertyTypes`.
     if (inner.multiRegion !== undefined) this.multiRegion = inner.multiRegion;
+    if (inner.transactions !== undefined) this.transactions = inner.transactions;
   }
 
   private async counted<T>(call: () => Promise<T>): Promise<T> {

@@ -1,13 +1,13 @@
 import {
   assertKnownOptions,
   InvalidOptionsError,
-  MultiRegionUnsupportedError,
   readFunction,
   readNumber,
   readOneOf,
   readString,
 } from '../core/index.js';
 import type { Journal } from '../journal/index.js';
+import { assertJournalOffers } from './journal-features.js';
 import type { TelemetryOptions, TracerLike } from '../telemetry/index.js';
 import { MAX_DURABLE_EXECUTION_TIMEOUT_SECONDS } from './durable-execution.js';
 import { MemoryOutcomeCache, type OutcomeCache } from './outcome-cache.js';
@@ -303,8 +303,7 @@ export function resolveGuardOptions(factory: string, options: GuardOptions, know
     // No attempt holds a lease or begins an effect in that mode, so the hook could never be asked.
     throw new InvalidOptionsError(`${factory}: option 'recover' does not apply with effects: 'staged-only'`);
   }
-  if (effects === 'staged-only' && journal.multiRegion === 'strong')
-    throw new MultiRegionUnsupportedError(`effects: 'staged-only'`);
+  if (effects === 'staged-only') assertJournalOffers(journal, "effects: 'staged-only'");
   return {
     journal: options.journal,
     ttlSeconds: readNumber(factory, 'ttlSeconds', options.ttlSeconds, DEFAULT_GUARD_OPTIONS.ttlSeconds, {

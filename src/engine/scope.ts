@@ -1,11 +1,4 @@
-import {
-  IdempotencyError,
-  InvalidOptionsError,
-  MultiRegionUnsupportedError,
-  sha256Hex,
-  StagedOnlyError,
-  StagedWriteError,
-} from '../core/index.js';
+import { IdempotencyError, InvalidOptionsError, sha256Hex, StagedOnlyError, StagedWriteError } from '../core/index.js';
 import {
   assertStageable,
   TRANSACTION_MAX_ITEMS,
@@ -17,6 +10,7 @@ import {
   type UniqueClaim,
   type UniqueHold,
 } from '../journal/index.js';
+import { assertJournalOffers } from './journal-features.js';
 
 /** What a guarded handler can do with its idempotency record (see `idempotencyOf`). */
 export interface IdempotencyScope {
@@ -150,7 +144,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   stage(...items: TransactItem[]): void {
-    if (this.journal.multiRegion === 'strong') throw new MultiRegionUnsupportedError('stage()');
+    assertJournalOffers(this.journal, 'stage()');
     this.ensureRoom(items.length);
     // Refused here, where the handler makes the mistake: at the commit it would be blamed on the journal.
     items.forEach((item, i) => assertStageable(item, this.staged.length + i));
@@ -158,6 +152,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   publish(event: { type: string; detail: unknown }): string {
+    assertJournalOffers(this.journal, 'publish()');
     if (!event || typeof event.type !== 'string' || event.type.length === 0) {
       throw new InvalidOptionsError('publish() needs an event with a non-empty string type');
     }
@@ -180,7 +175,7 @@ export class AttemptScope implements IdempotencyScope {
   }
 
   claimUnique(name: string, value: string): void {
-    if (this.journal.multiRegion === 'strong') throw new MultiRegionUnsupportedError('claimUnique()');
+    assertJournalOffers(this.journal, 'claimUnique()');
     assertClaim('claimUnique', name, value);
     this.ensureRoom(1);
     this.uniqueClaims.push({ name, value });

@@ -27,6 +27,7 @@ export {
   StagedWriteError,
   RecordUnreadableError,
   MultiRegionUnsupportedError,
+  JournalFeatureUnsupportedError,
   OutboxTooLargeError,
   ERROR_CODES,
   MAX_KEY_LENGTH,

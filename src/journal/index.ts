@@ -57,3 +57,7 @@ export {
   type CreateJournalOptions,
   type JournalConformanceOptions,
 } from './conformance/index.js';
+export { COMPRESS_ABOVE_BYTES, responseJson } from './stored-response.js';
+export { reservationItem } from './record-item.js';
+export { leaseAwareExpiry } from './record-lifetime.js';
+export { heldClaimItem } from './unique-holds.js';

@@ -175,6 +175,14 @@ export interface Journal {
    * @default undefined (a single-Region journal, transactions available)
    */
   readonly multiRegion?: 'strong';
+  /**
+   * `false` for a journal whose store has neither transactions nor an outbox (a `ValkeyJournal`):
+   * `stage()`, `claimUnique()`, `publish()` and `effects: 'staged-only'` are refused with
+   * `JournalFeatureUnsupportedError` where they are called or configured, and its `commitStaged`
+   * and a completion carrying such writes throw it.
+   * @default undefined (transactions available)
+   */
+  readonly transactions?: false;
   /** One conditional write: claims an absent or expired key, or returns the existing record. */
   reserve(request: ReserveRequest): Promise<ReserveResult>;
   /**

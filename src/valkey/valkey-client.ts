@@ -1,0 +1,25 @@
+/**
+ * What the Valkey journal needs of a client, typed by shape so that neither `iovalkey` nor
+ * `ioredis` is needed to compile against `idemkit/valkey`: an `iovalkey` or `ioredis` `Redis` or
+ * `Cluster` is one as it is. Another client (`@redis/client`, GLIDE) fits through a few lines of
+ * adapter (docs/valkey.md shows one): each method sends the one command it is named after, with
+ * every argument as given, and resolves with the server's reply (a Lua table as an array of
+ * strings) or rejects with the server's error. The journal checks every reply: an adapter that
+ * drops an argument or a reply makes the journal refuse, never run a handler twice.
+ *
+ * @example
+ * import { Valkey } from 'iovalkey';
+ * const journal = new ValkeyJournal({ client: new Valkey(process.env.VALKEY_URL!) });
+ */
+export interface ValkeyClient {
+  /** `EVALSHA sha1 numKeys ...keys ...args`. */
+  evalsha(sha1: string, numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  /** `EVAL script numKeys ...keys ...args` (after `NOSCRIPT`: the server then caches the script). */
+  eval(script: string, numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  /** `INFO section`: read once, for the `maxmemory_policy`. */
+  info(section: string): Promise<string>;
+  /** `WAIT replicas timeoutMs`: needed only with the journal's `waitForReplicas` option. */
+  wait?(replicas: number, timeoutMs: number): Promise<number>;
+  /** True for a cluster client (`iovalkey`/`ioredis` `Cluster`), whose `WAIT` cannot reach the node a write went to. */
+  readonly isCluster?: boolean;
+}
