@@ -1,6 +1,5 @@
-import { isRetryableByDefault } from '../../src/client/index.js';
-import { retryAfterMsOf } from '../../src/client/retryable.js';
-import { DEFAULT_PROBLEM_TYPE_PREFIX } from '../../src/http/index.js';
+import { isRetryableByDefault, retryAfterMsOf } from '../../src/client/index.js';
+import { DEFAULT_PROBLEM_TYPE_PREFIX } from '../../src/index.js';
 
 /** The answers a caller can get during a storm, by status class. */
 export type AnswerStatus = '2xx' | '409' | '429' | '503';
