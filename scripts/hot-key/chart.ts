@@ -3,6 +3,8 @@ import { PARTITION_LIMITS } from './partition.js';
 import type { SweepRow } from './storm-sweep.js';
 
 const COLOURS = ['#d62728', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#1f77b4'];
+/** Every other scenario dashed: neighbours that carry the same load would otherwise hide each other. */
+const DASHES = ['', '7 4'];
 const WIDTH_PX = 960;
 const HEIGHT_PX = 470;
 const PANEL = { top: 70, height: 300, width: 380 } as const;
@@ -89,6 +91,7 @@ export function renderStormChart(rows: readonly SweepRow[], subtitle: string): s
   scenarioIds.forEach((id, index) => {
     const scenarioRows = rows.filter((row) => row.scenario.id === id);
     const colour = COLOURS[index % COLOURS.length]!;
+    const dash = DASHES[index % DASHES.length]!;
     parts.push(
       series(
         scenarioRows.map((row) => [
@@ -96,6 +99,7 @@ export function renderStormChart(rows: readonly SweepRow[], subtitle: string): s
           unitsY(row.result.writeUnitsPerSecond.peakOffered),
         ]),
         colour,
+        dash,
       ),
       series(
         scenarioRows.map((row) => [
@@ -103,12 +107,13 @@ export function renderStormChart(rows: readonly SweepRow[], subtitle: string): s
           shareY(row.result.callersSucceeded / row.result.callers),
         ]),
         colour,
+        dash,
       ),
     );
     const legendX = 80 + (index % 3) * 290;
     const legendY = HEIGHT_PX - 42 + Math.floor(index / 3) * 20;
     parts.push(
-      `<line x1="${legendX}" x2="${legendX + 22}" y1="${legendY - 4}" y2="${legendY - 4}" stroke="${colour}" stroke-width="3"/>`,
+      `<line x1="${legendX}" x2="${legendX + 22}" y1="${legendY - 4}" y2="${legendY - 4}" stroke="${colour}" stroke-width="3"${dashAttribute(dash)}/>`,
       text(scenarioRows[0]?.scenario.label ?? id, { xPx: legendX + 28, yPx: legendY, sizePx: 12 }),
     );
   });
@@ -146,10 +151,14 @@ function gridLine(leftPx: number, y: number): string {
   return `<line x1="${leftPx}" x2="${leftPx + PANEL.width}" y1="${round(y)}" y2="${round(y)}" stroke="${PALETTE.grid}"/>`;
 }
 
-function series(points: ReadonlyArray<readonly [number, number]>, colour: string): string {
+function series(points: ReadonlyArray<readonly [number, number]>, colour: string, dash: string): string {
   const path = points.map(([x, y]) => `${round(x)},${round(y)}`).join(' ');
   const dots = points.map(([x, y]) => `<circle cx="${round(x)}" cy="${round(y)}" r="3" fill="${colour}"/>`).join('');
-  return `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${path}"/>${dots}`;
+  return `<polyline fill="none" stroke="${colour}" stroke-width="2"${dashAttribute(dash)} points="${path}"/>${dots}`;
+}
+
+function dashAttribute(dash: string): string {
+  return dash === '' ? '' : ` stroke-dasharray="${dash}"`;
 }
 
 function label(value: number): string {

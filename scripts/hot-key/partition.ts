@@ -1,8 +1,17 @@
+/** Throughput one partition key value may use. */
+export interface PartitionLimits {
+  readonly writeUnitsPerSecond: number;
+  readonly readUnitsPerSecond: number;
+}
+
 /**
  * DynamoDB's documented ceiling for one partition key value: 1,000 write units and 3,000 read
  * units a second, whatever the table's mode or provisioned capacity.
  */
-export const PARTITION_LIMITS = Object.freeze({ writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000 });
+export const PARTITION_LIMITS: PartitionLimits = Object.freeze({
+  writeUnitsPerSecond: 1_000,
+  readUnitsPerSecond: 3_000,
+});
 
 /** What one second of the hot key saw. Indexed by whole second of simulated time. */
 export interface PartitionSecond {
@@ -36,10 +45,10 @@ interface MutableSecond {
  * const partition = new HotPartition(); partition.tryServe(12, { writeUnits: 1, readUnits: 0 }) // true
  */
 export class HotPartition {
-  readonly #limits: typeof PARTITION_LIMITS;
+  readonly #limits: PartitionLimits;
   readonly #seconds: MutableSecond[] = [];
 
-  constructor(limits: typeof PARTITION_LIMITS = PARTITION_LIMITS) {
+  constructor(limits: PartitionLimits = PARTITION_LIMITS) {
     this.#limits = limits;
   }
 

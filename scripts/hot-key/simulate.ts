@@ -2,7 +2,7 @@ import { DEFAULT_RETRY_OPTIONS, decideNextAttempt, RetryBudget, type RetryPolicy
 import { seededRandom } from '../retry-storm/seeded-random.js';
 import { ANSWER_STATUSES, answerReader, type AnswerReader, type AnswerStatus } from './caller-answers.js';
 import { latencySampler, type CallCosts } from './call-costs.js';
-import { HotPartition, PARTITION_LIMITS, type PartitionSecond } from './partition.js';
+import { HotPartition, type PartitionLimits, type PartitionSecond } from './partition.js';
 import type { Protections } from './protections.js';
 import { SDK_THROTTLE_RETRIES, SdkRetries } from './sdk-retries.js';
 import { TimeWheel } from './time-wheel.js';
@@ -37,7 +37,7 @@ export interface HotKeyOptions {
   /** The callers of one container share one `RetryBudget` (its defaults); false: no budget. @default true */
   readonly retryBudget?: boolean;
   /** Partition limits. @default PARTITION_LIMITS */
-  readonly limits?: typeof PARTITION_LIMITS;
+  readonly limits?: PartitionLimits;
 }
 
 /** What one storm cost and what its callers saw. */
