@@ -4,7 +4,7 @@ import type { SweepRow } from './storm-sweep.js';
 
 const COLOURS = ['#d62728', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#1f77b4'];
 /** Every other scenario dashed: neighbours that carry the same load would otherwise hide each other. */
-const DASHES = ['', '7 4'];
+const DASHES = ['', '7 4', '2 3'];
 const WIDTH_PX = 960;
 const HEIGHT_PX = 470;
 const PANEL = { top: 70, height: 300, width: 380 } as const;

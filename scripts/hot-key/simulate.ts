@@ -187,7 +187,8 @@ class Storm {
       }
     }
     for (let event = this.#queue.pop(); event !== undefined; event = this.#queue.pop()) {
-      this.#nowMs = event.atMs;
+      // Events of one 0.1 ms slot may run a little out of time order: the clock never goes back.
+      this.#nowMs = Math.max(this.#nowMs, event.atMs);
       event.run();
     }
     return this.#result();

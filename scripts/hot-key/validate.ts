@@ -4,9 +4,10 @@
  * callers per container of one new key through `makeIdempotent` over `DynamoDBJournal`, counts
  * the journal calls, their capacity units, the handler's runs and every answer, runs the
  * simulation of the same storm (scenario `--scenario`, with the round trips just measured), and
- * prints both side by side (per-call figures equal, counts that hang on
- * timing within a tenth of the callers: see `checksOf`). Starts its own DynamoDB Local on 127.0.0.1 unless given
- * `--endpoint`, and stops it by PID. Exits 0 when every check holds, 1 otherwise, 2 when a run could not be made.
+ * prints both side by side (per-call figures equal, counts that hang on timing within three
+ * tenths of the callers: see `checksOf`). Starts its own DynamoDB Local on 127.0.0.1 unless
+ * given `--endpoint`, and stops it by PID. Exits 0 when every check holds, 1 otherwise, 2 when
+ * a run could not be made.
  *
  * Usage: npm run simulate:hot-key:validate -- [--containers 1] [--callers 10,50] [--scenario 0]
  */
@@ -29,7 +30,7 @@ const opts = new Command('simulate:hot-key:validate')
     (value: string) => value.split(',').map((part) => positiveInteger('--callers')(part.trim())),
     [10, 50],
   )
-  .option('--handler-ms <n>', 'how long the handler runs', positiveInteger('--handler-ms'), 100)
+  .option('--handler-ms <n>', 'how long the handler runs', positiveInteger('--handler-ms'), 500)
   .option('--seed <n>', 'seed of the callers’ jitter and of the simulation', positiveInteger('--seed'), 1)
   .option('--scenario <id>', 'simulated scenario the guard is expected to match (0: today’s guard)', '0')
   .option('--endpoint <url>', 'an already running DynamoDB Local (default: start one)')
