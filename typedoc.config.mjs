@@ -27,6 +27,7 @@ export const GUIDES = [
   'docs/operations.md',
   'docs/example-service.md',
   'docs/protocol.md',
+  'docs/hot-key-simulation.md',
   'docs/benchmarks-and-soak.md',
   'docs/soak.md',
   'bench/RESULTS.md',

@@ -17,4 +17,4 @@ export {
   type RetryPolicy,
   type RetryStop,
 } from './retry-options.js';
-export { isRetryableByDefault } from './retryable.js';
+export { isRetryableByDefault, retryAfterMsOf } from './retryable.js';
