@@ -1,12 +1,10 @@
 import {
   IdempotencyError,
-  InProgressError,
   JournalError,
   JournalUnavailableError,
   KeyMissingError,
   lambdaTenantOf,
   LeaseLostError,
-  PayloadMismatchError,
   RecordUnreadableError,
   UniqueConflictError,
   WriteConflictError,
@@ -31,7 +29,7 @@ import {
   endsInvocationOnly,
   type DurableExecution,
 } from './durable-execution.js';
-import type { EngineSettings, HandlerOutcome, LegacyDecision } from './guard-options.js';
+import type { EngineSettings, HandlerOutcome } from './guard-options.js';
 import {
   endedBeforeSettling,
   LEASE_GRACE_MS,
@@ -39,6 +37,7 @@ import {
   remainingTimeOf,
   type LambdaContextLike,
 } from './invocation.js';
+import { consultLegacy, type LegacyAdmissionHost } from './legacy-admission.js';
 import { cachedReplayOf } from './outcome-cache.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
@@ -53,7 +52,8 @@ const POLL_INTERVAL_MS = 100;
  * One guarded attempt from its key check to its log line. Every record found in its way is decided by
  * `decide()` and what it does then is carried out by its {@link AttemptExecutor}; status and metrics are
  * written only through its {@link AttemptLog}. It holds its scope while the handler runs, settles through
- * the {@link Settlement} its mode gives it, and writes the log line once.
+ * the {@link Settlement} its mode gives it, asks the
+ * previous library during a migration ({@link consultLegacy}), and writes the log line once.
  */
 export class Attempt {
   readonly journal: CountedJournal;
@@ -69,8 +69,8 @@ export class Attempt {
   private requestHash?: string;
   private readonly log: AttemptLog;
   private readonly executor: AttemptExecutor;
-  /** What the attempt lends the executor: its own steps, its journal, settings and log. */
-  private readonly host: ExecutorHost;
+  /** What the attempt lends the executor and the migration lookup: its own steps, its journal, settings and log. */
+  private readonly host: ExecutorHost & LegacyAdmissionHost;
 
   constructor(
     readonly request: AttemptRequest,
@@ -95,6 +95,7 @@ export class Attempt {
       answerWithStored: (response) => this.answerWithStored(response),
       letGo: () => this.letGo(),
       release: () => this.release(),
+      refuse: (outcome, error) => this.refuse(outcome, error),
     };
     this.executor = new AttemptExecutor(this.host);
   }
@@ -313,46 +314,10 @@ export class Attempt {
   /** A fresh reservation: counted new (or an expired key reused), unless the previous library answers for it. */
   private async reserved(record: JournalRecord, replacedExpired: boolean): Promise<Admission> {
     const admission = this.hold(record, false);
-    const legacy = await this.consultLegacy();
+    const legacy = await consultLegacy(this.host, admission.scope, this.request.legacyEvent);
     if (legacy) return legacy;
     this.log.note(replacedExpired ? 'expired' : 'new');
     return admission;
-  }
-
-  /**
-   * During a migration, what the previous library holds for a freshly reserved request answers
-   * instead of the handler: its completed outcome completes this record and is replayed; a live
-   * execution or another payload releases the reservation and answers 409 or 422.
-   */
-  private async consultLegacy(): Promise<Admission | undefined> {
-    const { legacyLookup } = this.settings;
-    if (!legacyLookup) return undefined;
-    let decision: LegacyDecision;
-    try {
-      decision = await legacyLookup(this.request.legacyEvent, () => this.journal.calls++);
-    } catch (error) {
-      // Fail closed: without the old record nobody can vouch that the request did not already run.
-      await this.releaseReservation();
-      throw error;
-    }
-    this.trace.legacy = decision.kind === 'none' ? decision.reason : decision.kind;
-    if (decision.kind === 'none') return undefined;
-    this.log.note('legacyHit');
-    if (decision.kind === 'replay') {
-      const admission = await this.answerWithStored(decision.response);
-      this.log.note(this.host.replayOutcome);
-      return admission;
-    }
-    await this.releaseReservation();
-    if (decision.kind === 'mismatch') return this.refuse('mismatch', new PayloadMismatchError());
-    return this.refuse('inProgress', new InProgressError(this.settings.retryAfterSeconds));
-  }
-
-  /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
-  private async releaseReservation(): Promise<void> {
-    const { pk, leaseToken } = this.running().scope;
-    this.release();
-    await this.journal.release(pk, leaseToken).catch(() => this.log.note('journalError'));
   }
 
   /**
