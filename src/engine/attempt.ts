@@ -1,15 +1,13 @@
 import {
   IdempotencyError,
-  JournalError,
   JournalUnavailableError,
   KeyMissingError,
   lambdaTenantOf,
   LeaseLostError,
   RecordUnreadableError,
   UniqueConflictError,
-  WriteConflictError,
 } from '../core/index.js';
-import { RecordStatus, type JournalRecord } from '../journal/index.js';
+import type { JournalRecord } from '../journal/index.js';
 import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
 import {
   AttemptExecutor,
@@ -41,6 +39,7 @@ import { consultLegacy, type LegacyAdmissionHost } from './legacy-admission.js';
 import { cachedReplayOf } from './outcome-cache.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
+import { SettlementFailures } from './settlement-failures.js';
 import { assertStoredResponse, rememberCompleted } from './stored-outcome.js';
 
 /** How often the admission decides again on a record that changed under its write, before it answers 409. */
@@ -52,7 +51,7 @@ const POLL_INTERVAL_MS = 100;
  * One guarded attempt from its key check to its log line. Every record found in its way is decided by
  * `decide()` and what it does then is carried out by its {@link AttemptExecutor}; status and metrics are
  * written only through its {@link AttemptLog}. It holds its scope while the handler runs, settles through
- * the {@link Settlement} its mode gives it, asks the
+ * the {@link Settlement} its mode gives it (failures answered by {@link SettlementFailures}), asks the
  * previous library during a migration ({@link consultLegacy}), and writes the log line once.
  */
 export class Attempt {
@@ -61,7 +60,8 @@ export class Attempt {
   readonly durable?: DurableExecution;
   private readonly remainingTimeMs?: () => number;
   private admitted?: Admission;
-  private settlement?: Settlement;
+  /** The settlement of the running attempt, with what its failures answer. */
+  private settling?: SettlementFailures;
   private key?: string;
   private pk?: string;
   /** The invocation's tenant under Lambda tenant isolation: part of the scope, in front of everything else. */
@@ -93,7 +93,7 @@ export class Attempt {
       leaseMs: () => this.leaseMs(),
       hold: (record, recovering) => this.hold(record, recovering),
       answerWithStored: (response) => this.answerWithStored(response),
-      letGo: () => this.letGo(),
+      letGo: () => this.running().letGo(),
       release: () => this.release(),
       refuse: (outcome, error) => this.refuse(outcome, error),
     };
@@ -163,18 +163,19 @@ export class Attempt {
    *   PayloadMismatchError, InProgressError or NeedsReviewError (the record found decides), RecordUnreadableError
    */
   async settle(outcome: HandlerOutcome): Promise<RunResult> {
-    const settlement = this.running();
+    const running = this.running();
+    const { settlement } = running;
     this.release();
     const answer = { kind: 'ran', response: 'answer' in outcome ? outcome.answer : outcome.response } as const;
     if (!outcome.store) {
-      await this.letGo();
+      await running.letGo();
       return answer;
     }
     let stored;
     try {
       stored = await settlement.store(outcome.response);
     } catch (error) {
-      return this.storeFailed(error, answer);
+      return running.storeFailed(error, answer);
     }
     if (stored.kind === 'found') return this.executor.carryOut(stored.decision, 'commit');
     if (stored.claimedKey) this.log.note('new');
@@ -191,19 +192,20 @@ export class Attempt {
    * commit; any other error lets the record go and stands.
    */
   async fail(error: unknown): Promise<RunResult> {
-    const settlement = this.running();
+    const running = this.running();
+    const { leased } = running.settlement.scope;
     this.release();
-    if (settlement.scope.leased && error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    if (settlement.scope.leased && error instanceof UniqueConflictError) return this.conflicted(error);
-    await this.letGo();
+    if (leased && error instanceof LeaseLostError) return running.afterLeaseLost(error);
+    if (leased && error instanceof UniqueConflictError) return running.conflicted(error);
+    await running.letGo();
     return { kind: 'failed', error, interrupted: false };
   }
 
   /** Ends an attempt whose handler's error someone else answered: the record is let go, the error stands. */
   async failAnswered(error: unknown): Promise<RunResult> {
-    this.running();
+    const running = this.running();
     this.release();
-    await this.letGo();
+    await running.letGo();
     return { kind: 'failed', error, interrupted: false };
   }
 
@@ -367,7 +369,8 @@ export class Attempt {
   }
 
   private run(settlement: Settlement): RunAdmission {
-    this.settlement = settlement;
+    const { journal, log, executor } = this;
+    this.settling = new SettlementFailures(settlement, { journal, log, executor });
     bindScope(this.context, settlement.scope);
     const admitted = { kind: 'run', scope: settlement.scope } as const;
     this.admitted = admitted;
@@ -380,74 +383,6 @@ export class Attempt {
     return { kind: 'refused', error };
   }
 
-  // ---- settlement ----
-
-  /** Lets the record go without an outcome, and counts how; a lost lease leaves it to its new owner. */
-  private async letGo(): Promise<void> {
-    try {
-      const { markedUnknown, claimsLeft } = await this.running().letGo();
-      if (claimsLeft) this.log.note('journalError');
-      this.log.note(markedUnknown ? 'markedUnknown' : 'released');
-    } catch (error) {
-      if (error instanceof LeaseLostError) return this.log.note('leaseLost');
-      if (error instanceof RecordUnreadableError) return this.log.noteUnreadable(error);
-      // The lease resolves it like a crash would: the error that made us let go matters more.
-      // Throttle hook: a throttled release or mark counts as throttled, not as the journal unavailable.
-      this.log.noteLetGoFailure(error);
-    }
-  }
-
-  /** What a store that threw answers: where a journal error met while settling becomes an answer. */
-  private async storeFailed(error: unknown, answer: RunResult): Promise<RunResult> {
-    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    if (error instanceof RecordUnreadableError) {
-      // The record changed into something the guard cannot read: it is left as it is for an operator.
-      this.log.noteUnreadable(error);
-      throw error;
-    }
-    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return this.conflicted(error);
-    if (!(error instanceof JournalUnavailableError)) {
-      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record goes.
-      this.trace.failure = error as Error;
-      await this.letGo();
-      throw error;
-    }
-    if (!this.running().answersUncommitted) {
-      // Nothing committed: the caller must retry, and the lease (or the free key) will let that retry in.
-      this.log.noteUnavailable(error);
-      throw error;
-    }
-    // Throttle hook: a throttled completion is counted as `JournalThrottled` (in finish), not as `JournalError`.
-    this.log.noteUnstored(error);
-    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', {
-      cause: error,
-    });
-    return answer;
-  }
-
-  /** Lets the record go after a conflict nothing of this attempt committed, and throws the conflict. */
-  private async conflicted(error: UniqueConflictError | WriteConflictError): Promise<never> {
-    try {
-      const { claimsLeft } = await this.running().letGo();
-      if (claimsLeft) this.log.note('journalError');
-    } catch {
-      this.log.note('journalError');
-    }
-    this.log.note('conflict');
-    throw error;
-  }
-
-  /** The stored outcome of the attempt that took over, never this attempt's own. */
-  private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
-    this.log.note('leaseLost');
-    const stored = error.existing;
-    const found =
-      stored?.status === RecordStatus.completed && stored.response
-        ? stored
-        : await this.journal.get(this.running().scope.pk).catch(unreadableAsFound);
-    return this.executor.carryOut(this.executor.decisionOn(found, this.running().scope.fingerprint), 'lease-lost');
-  }
-
   // ---- bookkeeping ----
 
   private get settlementContext(): SettlementContext {
@@ -455,10 +390,10 @@ export class Attempt {
     return { journal: this.journal, ttlSeconds, clock, sleep };
   }
 
-  /** The settlement of a running attempt. */
-  private running(): Settlement {
-    if (!this.settlement) throw new IdempotencyError('no-scope', 'The attempt holds no scope');
-    return this.settlement;
+  /** The settlement of a running attempt, with what its failures answer. */
+  private running(): SettlementFailures {
+    if (!this.settling) throw new IdempotencyError('no-scope', 'The attempt holds no scope');
+    return this.settling;
   }
 
   private leaseMs(): number {
