@@ -3,7 +3,7 @@ import type { DecisionKind } from './decision.js';
 /**
  * What an attempt does about a record found in its way, stated once for every place it meets one.
  * `decide()` (decision.ts) says what the record means; {@link ATTEMPT_ACTIONS} says what the attempt does
- * about it in each {@link AttemptPhase}, and the attempt's executor carries the action out. The
+ * about it in each {@link AttemptPhase}, and the executor (attempt-executor.ts) carries the action out. The
  * table is pure data: it reads no clock and calls nothing, and a test writes it out on its own.
  */
 

@@ -1,31 +1,33 @@
 import {
   IdempotencyError,
-  InProgressError,
-  JournalError,
   JournalUnavailableError,
   KeyMissingError,
   lambdaTenantOf,
   LeaseLostError,
-  NeedsReviewError,
-  PayloadMismatchError,
   RecordUnreadableError,
   UniqueConflictError,
-  WriteConflictError,
 } from '../core/index.js';
-import { RecordStatus, type JournalRecord } from '../journal/index.js';
+import type { JournalRecord } from '../journal/index.js';
 import { traceIdOf, type AttemptTrace, type Telemetry } from '../telemetry/index.js';
-import { actionFor, type ActionOf, type AttemptPhase } from './attempt-actions.js';
+import {
+  AttemptExecutor,
+  type Admission,
+  type ExecutorHost,
+  type NextStep,
+  type RunAdmission,
+  type RunResult,
+} from './attempt-executor.js';
 import { AttemptLog } from './attempt-log.js';
 import { readKey, recordPkOf, scopeNameOf, tenantOf, type AttemptRequest } from './attempt-request.js';
 import { CountedJournal } from './counted-journal.js';
-import { decide, unreadableAsFound, type AttemptOutcome, type Decision } from './decision.js';
+import { unreadableAsFound, type AttemptOutcome } from './decision.js';
 import {
   assertLeasedForDurable,
   durableExecutionOf,
   endsInvocationOnly,
   type DurableExecution,
 } from './durable-execution.js';
-import type { EngineSettings, HandlerOutcome, LegacyDecision, RecoveryDecision } from './guard-options.js';
+import type { EngineSettings, HandlerOutcome } from './guard-options.js';
 import {
   endedBeforeSettling,
   LEASE_GRACE_MS,
@@ -33,53 +35,24 @@ import {
   remainingTimeOf,
   type LambdaContextLike,
 } from './invocation.js';
-import { inProgressRetryAfterSeconds } from './lease-memory.js';
-import { cachedReplayOf, rememberOutcome } from './outcome-cache.js';
+import { consultLegacy, type LegacyAdmissionHost } from './legacy-admission.js';
+import { cachedReplayOf } from './outcome-cache.js';
 import { AttemptScope, bindScope, unbindScope } from './scope.js';
 import { LeasedSettlement, StagedOnlySettlement, type Settlement, type SettlementContext } from './settlement.js';
-import { assertStoredResponse, isNotStoredMarker, rememberCompleted } from './stored-outcome.js';
+import { SettlementFailures } from './settlement-failures.js';
+import { assertStoredResponse, rememberCompleted } from './stored-outcome.js';
 
-/** What an attempt meets before its handler runs. */
-export type Admission =
-  | { readonly kind: 'refused'; readonly error: unknown }
-  | { readonly kind: 'replay'; readonly response: unknown }
-  | { readonly kind: 'run'; readonly scope: AttemptScope };
-
-/** The answer of an attempt, once its handler ended. */
-export type RunResult =
-  | {
-      /**
-       * `ran`: this attempt's handler ran; `replayed`: an earlier outcome answers; `superseded`: another attempt's
-       * outcome answers.
-       */
-      readonly kind: 'ran' | 'replayed' | 'superseded';
-      readonly response: unknown;
-    }
-  | {
-      /**
-       * The handler's own error stands and travels on: the record was released (or marked `UNKNOWN`), or, when
-       * `interrupted`, the invocation ended before the handler settled and the record stays held.
-       */
-      readonly kind: 'failed';
-      readonly error: unknown;
-      readonly interrupted: boolean;
-    };
-
-/**
- * What the admission does next when an action did not settle it: reserve again (the key is free
- * since the write that was refused), read again (a write of ours lost to a change: decide anew on
- * what it wrote), or wait for a live lease and read again.
- */
-type NextStep = 'reserve-again' | 'read-again' | 'wait';
+/** How often the admission decides again on a record that changed under its write, before it answers 409. */
 const MAX_RACES = 3;
+/** How long the `wait` policy pauses between two reads of a record held by a live lease, in milliseconds. */
 const POLL_INTERVAL_MS = 100;
 
 /**
- * One guarded attempt from its key check to its log line. Every record found in its way is decided
- * by {@link decide}; what the attempt then does is read from one table ({@link actionFor}) and
- * carried out by its executor ({@link Attempt.carryOut}), which alone writes the attempt's status and
- * metrics, through its {@link AttemptLog}. It holds its scope while the handler runs, settles the
- * outcome through the {@link Settlement} its mode gives it, and writes the log line once.
+ * One guarded attempt from its key check to its log line. Every record found in its way is decided by
+ * `decide()` and what it does then is carried out by its {@link AttemptExecutor}; status and metrics are
+ * written only through its {@link AttemptLog}. It holds its scope while the handler runs, settles through
+ * the {@link Settlement} its mode gives it (failures answered by {@link SettlementFailures}), asks the
+ * previous library during a migration ({@link consultLegacy}), and writes the log line once.
  */
 export class Attempt {
   readonly journal: CountedJournal;
@@ -87,13 +60,17 @@ export class Attempt {
   readonly durable?: DurableExecution;
   private readonly remainingTimeMs?: () => number;
   private admitted?: Admission;
-  private settlement?: Settlement;
+  /** The settlement of the running attempt, with what its failures answer. */
+  private settling?: SettlementFailures;
   private key?: string;
   private pk?: string;
   /** The invocation's tenant under Lambda tenant isolation: part of the scope, in front of everything else. */
   private lambdaTenant?: string;
   private requestHash?: string;
   private readonly log: AttemptLog;
+  private readonly executor: AttemptExecutor;
+  /** What the attempt lends the executor and the migration lookup: its own steps, its journal, settings and log. */
+  private readonly host: ExecutorHost & LegacyAdmissionHost;
 
   constructor(
     readonly request: AttemptRequest,
@@ -106,6 +83,21 @@ export class Attempt {
     this.journal = new CountedJournal(settings.journal, settings.clock);
     this.durable = durableExecutionOf(context);
     this.remainingTimeMs = remainingTimeOf(context, this.durable);
+    this.host = {
+      journal: this.journal,
+      settings,
+      log: this.log,
+      durable: this.durable,
+      replayOutcome: request.kind === 'message' ? 'duplicate' : 'replay',
+      recordPk: () => this.pk ?? '',
+      leaseMs: () => this.leaseMs(),
+      hold: (record, recovering) => this.hold(record, recovering),
+      answerWithStored: (response) => this.answerWithStored(response),
+      letGo: () => this.running().letGo(),
+      release: () => this.release(),
+      refuse: (outcome, error) => this.refuse(outcome, error),
+    };
+    this.executor = new AttemptExecutor(this.host);
   }
 
   /** The Lambda request id of this invocation (the log line's `request_id`), if the context has one. */
@@ -135,7 +127,7 @@ export class Attempt {
     } catch (error) {
       // Where an error met while admitting (the journal's included) becomes a refusal.
       if (error instanceof JournalUnavailableError) this.log.noteUnavailable(error);
-      else if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
+      else if (error instanceof RecordUnreadableError) this.log.noteUnreadable(error);
       this.release();
       this.admitted = { kind: 'refused', error };
     }
@@ -171,22 +163,23 @@ export class Attempt {
    *   PayloadMismatchError, InProgressError or NeedsReviewError (the record found decides), RecordUnreadableError
    */
   async settle(outcome: HandlerOutcome): Promise<RunResult> {
-    const settlement = this.running();
+    const running = this.running();
+    const { settlement } = running;
     this.release();
     const answer = { kind: 'ran', response: 'answer' in outcome ? outcome.answer : outcome.response } as const;
     if (!outcome.store) {
-      await this.letGo();
+      await running.letGo();
       return answer;
     }
     let stored;
     try {
       stored = await settlement.store(outcome.response);
     } catch (error) {
-      return this.storeFailed(error, answer);
+      return running.storeFailed(error, answer);
     }
-    if (stored.kind === 'found') return this.carryOut(stored.decision, 'commit');
-    if (stored.claimedKey) this.note('new');
-    settlement.scope.outbox.forEach(() => this.note('outboxPublished'));
+    if (stored.kind === 'found') return this.executor.carryOut(stored.decision, 'commit');
+    if (stored.claimedKey) this.log.note('new');
+    settlement.scope.outbox.forEach(() => this.log.note('outboxPublished'));
     rememberCompleted(this.settings, settlement.scope, stored.stored);
     // A first caller gets what every replay will get; only a response too large to store still reaches it.
     if (stored.unserializable) throw stored.unserializable;
@@ -199,19 +192,20 @@ export class Attempt {
    * commit; any other error lets the record go and stands.
    */
   async fail(error: unknown): Promise<RunResult> {
-    const settlement = this.running();
+    const running = this.running();
+    const { leased } = running.settlement.scope;
     this.release();
-    if (settlement.scope.leased && error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    if (settlement.scope.leased && error instanceof UniqueConflictError) return this.conflicted(error);
-    await this.letGo();
+    if (leased && error instanceof LeaseLostError) return running.afterLeaseLost(error);
+    if (leased && error instanceof UniqueConflictError) return running.conflicted(error);
+    await running.letGo();
     return { kind: 'failed', error, interrupted: false };
   }
 
   /** Ends an attempt whose handler's error someone else answered: the record is let go, the error stands. */
   async failAnswered(error: unknown): Promise<RunResult> {
-    this.running();
+    const running = this.running();
     this.release();
-    await this.letGo();
+    await running.letGo();
     return { kind: 'failed', error, interrupted: false };
   }
 
@@ -224,7 +218,7 @@ export class Attempt {
       this.trace.downstreamReference = first === undefined ? undefined : String(first);
     }
     this.trace.journalCalls = this.journal.calls;
-    for (let i = 0; i < this.journal.replicatedConflicts.count; i++) this.note('replicatedWriteConflict');
+    for (let i = 0; i < this.journal.replicatedConflicts.count; i++) this.log.note('replicatedWriteConflict');
     // Throttle hook: `JournalThrottled` and the reasons, for every throttle the attempt's journal calls met.
     this.log.noteThrottles(this.journal.throttles);
     this.log.emit({
@@ -273,14 +267,15 @@ export class Attempt {
         // Polling reads; only a record that vanished (released) or expired sends us back to reserving.
         found = await this.journal.get(pk).catch(unreadableAsFound);
       }
-      const decision = decide(found, this.decisionInput(fingerprint, 'leased'));
-      const step = await this.carryOut(decision, 'admission');
+      const decision = this.executor.decisionOn(found, fingerprint);
+      const step = await this.executor.carryOut(decision, 'admission');
       if (typeof step !== 'string') return step;
       if (step !== 'wait') {
         // Another attempt changed the record between our read and our write: decide again on what it wrote.
-        if (++races > MAX_RACES) return this.refuse('inProgress', this.inProgressError(decision));
+        if (++races > MAX_RACES) return this.refuse('inProgress', this.executor.inProgressError(decision));
       } else {
-        if (clock() + POLL_INTERVAL_MS > waitUntil) return this.refuse('inProgress', this.inProgressError(decision));
+        if (clock() + POLL_INTERVAL_MS > waitUntil)
+          return this.refuse('inProgress', this.executor.inProgressError(decision));
         await this.settings.sleep(POLL_INTERVAL_MS);
       }
       next = step;
@@ -294,7 +289,7 @@ export class Attempt {
   private async answerFromMemory(pk: string, fingerprint: string): Promise<Admission | undefined> {
     // [hot-keys hook] an outcome cache only replays an entry of this key and fingerprint; anything else asks the journal.
     const cached = await cachedReplayOf(this.settings, pk, fingerprint);
-    return cached ? this.replayOf(cached.value) : undefined;
+    return cached ? this.executor.replayOf(cached.value) : undefined;
   }
 
   /**
@@ -308,7 +303,7 @@ export class Attempt {
     try {
       this.key = readKey(request);
     } catch (error) {
-      this.note(error instanceof KeyMissingError ? 'missingKey' : 'invalidKey');
+      this.log.note(error instanceof KeyMissingError ? 'missingKey' : 'invalidKey');
       throw error;
     }
     if (request.scopeError) throw request.scopeError;
@@ -321,46 +316,10 @@ export class Attempt {
   /** A fresh reservation: counted new (or an expired key reused), unless the previous library answers for it. */
   private async reserved(record: JournalRecord, replacedExpired: boolean): Promise<Admission> {
     const admission = this.hold(record, false);
-    const legacy = await this.consultLegacy();
+    const legacy = await consultLegacy(this.host, admission.scope, this.request.legacyEvent);
     if (legacy) return legacy;
-    this.note(replacedExpired ? 'expired' : 'new');
+    this.log.note(replacedExpired ? 'expired' : 'new');
     return admission;
-  }
-
-  /**
-   * During a migration, what the previous library holds for a freshly reserved request answers
-   * instead of the handler: its completed outcome completes this record and is replayed; a live
-   * execution or another payload releases the reservation and answers 409 or 422.
-   */
-  private async consultLegacy(): Promise<Admission | undefined> {
-    const { legacyLookup } = this.settings;
-    if (!legacyLookup) return undefined;
-    let decision: LegacyDecision;
-    try {
-      decision = await legacyLookup(this.request.legacyEvent, () => this.journal.calls++);
-    } catch (error) {
-      // Fail closed: without the old record nobody can vouch that the request did not already run.
-      await this.releaseReservation();
-      throw error;
-    }
-    this.trace.legacy = decision.kind === 'none' ? decision.reason : decision.kind;
-    if (decision.kind === 'none') return undefined;
-    this.note('legacyHit');
-    if (decision.kind === 'replay') {
-      const admission = await this.answerWithStored(decision.response);
-      this.note(this.replayOutcome);
-      return admission;
-    }
-    await this.releaseReservation();
-    if (decision.kind === 'mismatch') return this.refuse('mismatch', new PayloadMismatchError());
-    return this.refuse('inProgress', new InProgressError(this.settings.retryAfterSeconds));
-  }
-
-  /** Gives back a reservation no handler ran under; a failure leaves it to its lease, like a crash. */
-  private async releaseReservation(): Promise<void> {
-    const { pk, leaseToken } = this.running().scope;
-    this.release();
-    await this.journal.release(pk, leaseToken).catch(() => this.note('journalError'));
   }
 
   /**
@@ -374,146 +333,11 @@ export class Attempt {
     return { kind: 'replay', response: settled.response };
   }
 
-  // ---- the executor: what the table says, carried out ----
-
-  /**
-   * The executor: carries out what {@link actionFor} says of a decision met in `phase` (see
-   * attempt-actions.ts for what each action means). At admission it may answer with the
-   * {@link NextStep} instead.
-   */
-  private async carryOut(decision: Decision, phase: 'admission'): Promise<Admission | NextStep>;
-  private async carryOut(decision: Decision, phase: 'commit' | 'lease-lost'): Promise<RunResult>;
-  private async carryOut(decision: Decision, phase: AttemptPhase): Promise<Admission | RunResult | NextStep> {
-    // The log line names the attempt a refusal met; a replay is not an attempt of its own.
-    if ('record' in decision && decision.kind !== 'replay') this.trace.attempt = decision.record.attempt;
-    const action = actionFor(decision.kind, phase);
-    // The table gives an action on a record only to decisions that carry one (attempt-actions.test.ts).
-    const record = 'record' in decision ? decision.record : undefined;
-    switch (action.kind) {
-      case 'reserve-again':
-      case 'wait':
-        return action.kind;
-      case 'resume':
-        // A replay of the execution holding the record: its own lease, not a duplicate's 409.
-        this.note('resumed');
-        return this.hold(record!, false);
-      case 'take-over':
-      case 'recover':
-        return this.takeOver(record!, action.kind === 'recover');
-      case 'replay':
-        rememberOutcome(this.settings, record!); // [hot-keys hook]
-        return this.replayOf(record!.response?.value);
-      case 'supersede':
-        return this.supersede(record!, action.counted);
-      case 'mark-for-review':
-        return this.markForReview(decision, action);
-      case 'refuse':
-        throw this.refusal(decision, action);
-    }
-  }
-
-  /** Answers with the stored outcome of another attempt, instead of this attempt's own. */
-  private supersede(record: JournalRecord, counted: boolean): RunResult {
-    const response = record.response?.value;
-    rememberOutcome(this.settings, record); // [hot-keys hook]
-    if (counted) this.note(this.replayOutcome);
-    this.assertReplayable(response);
-    assertStoredResponse(response);
-    return { kind: 'superseded', response };
-  }
-
-  /** Marks an abandoned record `UNKNOWN` for an operator, fenced on the token read, and refuses. */
-  private async markForReview(decision: Decision, { whenRaced }: ActionOf<'mark-for-review'>): Promise<NextStep> {
-    // The table marks for review only what decide() sent for review.
-    const { record, abandon } = decision as Extract<Decision, { kind: 'review' }>;
-    let marked = false;
-    if (abandon) {
-      marked = await this.journal.markAbandonedUnknown(record.pk, record.leaseToken).then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof LeaseLostError) return false;
-          throw error;
-        },
-      );
-      if (!marked && whenRaced === 'read-again') return 'read-again';
-    }
-    this.note(marked ? 'markedUnknown' : 'foundUnknown');
-    throw new NeedsReviewError(record);
-  }
-
-  /** The typed error of a refusal, counted when the table says so. */
-  private refusal(decision: Decision, action: ActionOf<'refuse'>): unknown {
-    const record = 'record' in decision ? decision.record : undefined;
-    switch (action.refusal) {
-      case 'unreadable': {
-        const { error } = decision as Extract<Decision, { kind: 'unreadable' }>;
-        this.noteUnreadable(error);
-        return error;
-      }
-      case 'mismatch':
-        if (action.counted) this.note('mismatch');
-        return new PayloadMismatchError(record);
-      case 'needs-review':
-        if (action.counted) this.note('foundUnknown');
-        return new NeedsReviewError(record!);
-      case 'in-progress':
-        if (action.counted) this.note('inProgress');
-        return this.inProgressError(decision);
-    }
-  }
-
-  private async takeOver(record: JournalRecord, recovering: boolean): Promise<Admission | NextStep> {
-    let taken: JournalRecord;
-    try {
-      taken = await this.journal.takeOver({
-        pk: record.pk,
-        expectedToken: record.leaseToken,
-        leaseMs: this.leaseMs(),
-        durableExecutionArn: this.durable?.executionArn,
-      });
-    } catch (error) {
-      if (!(error instanceof LeaseLostError)) throw error;
-      return 'read-again';
-    }
-    this.note('takenOver');
-    // The record read showed no effect, but its holder may have begun one before this takeover landed
-    // (beginEffect is fenced on the token, not on the lease's end): the record taken decides, so an
-    // effect that may have happened is never run again as new work.
-    const effectMayHaveHappened = recovering || taken.effectStarted;
-    const admission = this.hold(taken, effectMayHaveHappened);
-    if (!effectMayHaveHappened) return admission;
-    return this.decideRecovery(recovering ? record : taken);
-  }
-
-  /**
-   * Decides a record whose effect may have happened, under the lease this attempt has just taken:
-   * the `recover` hook answers, or, without one, the record is marked `UNKNOWN` for an operator.
-   */
-  private async decideRecovery(record: JournalRecord): Promise<Admission> {
-    const { recover } = this.settings;
-    const settlement = this.running();
-    if (recover) {
-      let decision: RecoveryDecision;
-      try {
-        decision = await recover(settlement.scope);
-      } catch (error) {
-        await this.letGo();
-        throw error;
-      }
-      if (decision.outcome === 'rerun') return this.admission;
-      if (decision.outcome === 'completed') return this.answerWithStored(decision.response);
-    }
-    await this.journal.markUnknown(record.pk, settlement.scope.leaseToken);
-    this.note('markedUnknown');
-    throw new NeedsReviewError(record);
-  }
-
-  // ---- holding, replaying, refusing ----
+  // ---- holding, refusing ----
 
   /** Admits the attempt to run under the lease of `record`, its scope bound to the context. */
-  private hold(record: JournalRecord, recovering: boolean): Admission {
+  private hold(record: JournalRecord, recovering: boolean): RunAdmission {
     this.trace.attempt = record.attempt;
-    const { durable, remainingTimeMs, settings } = this;
     const scope = new AttemptScope({
       journal: this.journal,
       record,
@@ -521,8 +345,8 @@ export class Attempt {
       scope: this.scopeName,
       recovering,
       leased: true,
-      leaseMs: () => leaseMsFor(settings, durable, remainingTimeMs),
-      clock: settings.clock,
+      leaseMs: () => this.leaseMs(),
+      clock: this.settings.clock,
     });
     return this.run(new LeasedSettlement(scope, this.settlementContext));
   }
@@ -531,7 +355,7 @@ export class Attempt {
    * Admits the attempt to run without a lease (`effects: 'staged-only'`): its scope queues the
    * writes that one transaction commits with the outcome once the handler returned.
    */
-  private holdStaged(pk: string, fingerprint: string): Admission {
+  private holdStaged(pk: string, fingerprint: string): RunAdmission {
     this.trace.attempt = 1;
     const scope = StagedOnlySettlement.scopeFor({
       journal: this.journal,
@@ -544,152 +368,32 @@ export class Attempt {
     return this.run(new StagedOnlySettlement(scope, this.settlementContext));
   }
 
-  private run(settlement: Settlement): Admission {
-    this.settlement = settlement;
+  private run(settlement: Settlement): RunAdmission {
+    const { journal, log, executor } = this;
+    this.settling = new SettlementFailures(settlement, { journal, log, executor });
     bindScope(this.context, settlement.scope);
-    this.admitted = { kind: 'run', scope: settlement.scope };
-    return this.admitted;
-  }
-
-  /** Answers with a stored outcome, counted as a replay (or, for a queue, a suppressed duplicate). */
-  private replayOf(response: unknown): Admission {
-    this.assertReplayable(response);
-    this.note(this.replayOutcome);
-    this.release();
-    assertStoredResponse(response);
-    return { kind: 'replay', response };
+    const admitted = { kind: 'run', scope: settlement.scope } as const;
+    this.admitted = admitted;
+    return admitted;
   }
 
   private refuse(outcome: AttemptOutcome, error: unknown): Admission {
-    this.note(outcome);
+    this.log.note(outcome);
     this.release();
     return { kind: 'refused', error };
   }
 
-  // ---- settlement ----
-
-  /** Lets the record go without an outcome, and counts how; a lost lease leaves it to its new owner. */
-  private async letGo(): Promise<void> {
-    try {
-      const { markedUnknown, claimsLeft } = await this.running().letGo();
-      if (claimsLeft) this.note('journalError');
-      this.note(markedUnknown ? 'markedUnknown' : 'released');
-    } catch (error) {
-      if (error instanceof LeaseLostError) return this.note('leaseLost');
-      if (error instanceof RecordUnreadableError) return this.noteUnreadable(error);
-      // The lease resolves it like a crash would: the error that made us let go matters more.
-      // Throttle hook: a throttled release or mark counts as throttled, not as the journal unavailable.
-      this.log.noteLetGoFailure(error);
-    }
-  }
-
-  /** What a store that threw answers: where a journal error met while settling becomes an answer. */
-  private async storeFailed(error: unknown, answer: RunResult): Promise<RunResult> {
-    if (error instanceof LeaseLostError) return this.afterLeaseLost(error);
-    if (error instanceof RecordUnreadableError) {
-      // The record changed into something the guard cannot read: it is left as it is for an operator.
-      this.noteUnreadable(error);
-      throw error;
-    }
-    if (error instanceof UniqueConflictError || error instanceof WriteConflictError) return this.conflicted(error);
-    if (!(error instanceof JournalUnavailableError)) {
-      // Not the journal's failure (a staged write refused on its own table, say): the handler's, so the record goes.
-      this.trace.failure = error as Error;
-      await this.letGo();
-      throw error;
-    }
-    if (!this.running().answersUncommitted) {
-      // Nothing committed: the caller must retry, and the lease (or the free key) will let that retry in.
-      this.log.noteUnavailable(error);
-      throw error;
-    }
-    // Throttle hook: a throttled completion is counted as `JournalThrottled` (in finish), not as `JournalError`.
-    this.log.noteUnstored(error);
-    this.trace.journalError = new JournalError('The completion write failed; the lease will resolve the record', {
-      cause: error,
-    });
-    return answer;
-  }
-
-  /** Lets the record go after a conflict nothing of this attempt committed, and throws the conflict. */
-  private async conflicted(error: UniqueConflictError | WriteConflictError): Promise<never> {
-    try {
-      const { claimsLeft } = await this.running().letGo();
-      if (claimsLeft) this.note('journalError');
-    } catch {
-      this.note('journalError');
-    }
-    this.note('conflict');
-    throw error;
-  }
-
-  /** The stored outcome of the attempt that took over, never this attempt's own. */
-  private async afterLeaseLost(error: LeaseLostError): Promise<RunResult> {
-    this.note('leaseLost');
-    const stored = error.existing;
-    const found =
-      stored?.status === RecordStatus.completed && stored.response
-        ? stored
-        : await this.journal.get(this.running().scope.pk).catch(unreadableAsFound);
-    return this.carryOut(decide(found, this.decisionInput(this.running().scope.fingerprint, 'leased')), 'lease-lost');
-  }
-
-  // ---- the attempt's record of itself ----
-
-  private note(outcome: AttemptOutcome): void {
-    this.log.note(outcome);
-  }
-
-  private noteUnreadable(error: RecordUnreadableError): void {
-    this.log.noteUnreadable(error);
-  }
-
-  private get replayOutcome(): AttemptOutcome {
-    return this.request.kind === 'message' ? 'duplicate' : 'replay';
-  }
-
-  /** Refuses a stored outcome the entry point cannot answer with (an HTTP response without a status, say). */
-  private assertReplayable(response: unknown): void {
-    if (isNotStoredMarker(response)) return;
-    try {
-      this.settings.assertReplayable?.(response, this.pk ?? '');
-    } catch (error) {
-      if (error instanceof RecordUnreadableError) this.noteUnreadable(error);
-      throw error;
-    }
-  }
-
-  private inProgressError(decision: Decision): InProgressError {
-    const record = 'record' in decision ? decision.record : undefined;
-    // [hot-keys hook] an in-progress answer (from the journal or the lease memory) never asks to come back after the
-    // lease that refuses may have ended.
-    const retryAfterSeconds = inProgressRetryAfterSeconds(
-      record,
-      this.settings.retryAfterSeconds,
-      this.settings.clock(),
-    );
-    return new InProgressError(retryAfterSeconds, record);
-  }
-
-  private decisionInput(fingerprint: string, mode: 'leased' | 'staged-only') {
-    return {
-      fingerprint,
-      nowEpochMs: this.settings.clock(),
-      mode,
-      recoverHook: this.settings.recover !== undefined,
-      durableExecutionArn: this.durable?.executionArn,
-    } as const;
-  }
+  // ---- bookkeeping ----
 
   private get settlementContext(): SettlementContext {
     const { ttlSeconds, clock, sleep } = this.settings;
     return { journal: this.journal, ttlSeconds, clock, sleep };
   }
 
-  /** The settlement of a running attempt. */
-  private running(): Settlement {
-    if (!this.settlement) throw new IdempotencyError('no-scope', 'The attempt holds no scope');
-    return this.settlement;
+  /** The settlement of a running attempt, with what its failures answer. */
+  private running(): SettlementFailures {
+    if (!this.settling) throw new IdempotencyError('no-scope', 'The attempt holds no scope');
+    return this.settling;
   }
 
   private leaseMs(): number {

@@ -1,6 +1,7 @@
 import { ResponseNotSerializableError, ResponseTooLargeError } from '../core/index.js';
 import type { AttemptStatus, Telemetry } from '../telemetry/index.js';
-import { Attempt, type RunResult } from './attempt.js';
+import { Attempt } from './attempt.js';
+import type { RunResult } from './attempt-executor.js';
 import type { AttemptRequest } from './attempt-request.js';
 import type { EngineSettings } from './guard-options.js';
 import type { LambdaContextLike } from './invocation.js';

@@ -1,5 +1,6 @@
 export { IdempotencyEngine, type GuardedHandler } from './engine.js';
-export { Attempt, type Admission, type RunResult } from './attempt.js';
+export { Attempt } from './attempt.js';
+export { type Admission, type RunResult } from './attempt-executor.js';
 export { type AttemptRequest } from './attempt-request.js';
 export { DEFAULT_LEASE_MS, type LambdaContextLike } from './invocation.js';
 export {
