@@ -20,6 +20,11 @@ export interface SectionMarkers {
 export const CAPACITY_SECTION: SectionMarkers = { start: '<!-- capacity:start -->', end: '<!-- capacity:end -->' };
 /** The markers around the hot-key section, written by `bench/hot-key-burst.ts`. */
 export const HOT_KEY_SECTION: SectionMarkers = { start: '<!-- hot-keys:start -->', end: '<!-- hot-keys:end -->' };
+/** The markers around the shared replay cache section, written by `npm run bench:valkey-cache`. */
+export const VALKEY_CACHE_SECTION: SectionMarkers = {
+  start: '<!-- valkey-cache:start -->',
+  end: '<!-- valkey-cache:end -->',
+};
 /**
  * The markers around the cold-start and per-request section, written from `bench/cold-start.ts`,
  * `bench/per-request.ts` and `bench/staged-breakdown.ts` (separate processes, measured apart).

@@ -2,7 +2,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FULL_PLAN, QUICK_PLAN } from './plan.js';
-import { CAPACITY_SECTION, COLD_START_SECTION, HOT_KEY_SECTION, sectionOf } from './report-capacity.js';
+import {
+  CAPACITY_SECTION,
+  COLD_START_SECTION,
+  HOT_KEY_SECTION,
+  sectionOf,
+  VALKEY_CACHE_SECTION,
+} from './report-capacity.js';
 import { checkTargets, renderReport } from './report.js';
 import { startDynamoDBLocal } from '../src/testing/index.js';
 import { runSuite } from './suite.js';
@@ -37,7 +43,7 @@ try {
     await writeFile(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
     // Sections measured apart (capacity: deterministic; cold start and per-request work: separate processes): keep them.
     const previous = await readFile(join(here, 'RESULTS.md'), 'utf8');
-    const kept = [COLD_START_SECTION, CAPACITY_SECTION, HOT_KEY_SECTION]
+    const kept = [COLD_START_SECTION, CAPACITY_SECTION, HOT_KEY_SECTION, VALKEY_CACHE_SECTION]
       .map((markers) => sectionOf(previous, markers))
       .filter(Boolean);
     await writeFile(join(here, 'RESULTS.md'), `${[renderReport(results).trimEnd(), ...kept].join('\n\n')}\n`);

@@ -23,3 +23,16 @@ export interface ValkeyClient {
   /** True for a cluster client (`iovalkey`/`ioredis` `Cluster`), whose `WAIT` cannot reach the node a write went to. */
   readonly isCluster?: boolean;
 }
+
+/**
+ * What `ValkeyOutcomeCache` needs of a client: `GET`, and `SET` with `PX`. An `iovalkey` or
+ * `ioredis` `Redis` or `Cluster` is one as it is, so the journal's client (or any other) serves both;
+ * another client fits through two lines of adapter. Each method sends the one command it is named after
+ * and resolves with the server's reply or rejects with its error; the cache checks every reply.
+ */
+export interface ValkeyCacheClient {
+  /** `GET key`: the value, or null when there is none. */
+  get(key: string): Promise<string | null>;
+  /** `SET key value PX ttlMs`. */
+  set(key: string, value: string, expiryMode: 'PX', ttlMs: number): Promise<unknown>;
+}

@@ -1,4 +1,4 @@
-import { ValkeyJournal } from '../../src/entries/valkey.js';
+import { ValkeyJournal, ValkeyOutcomeCache } from '../../src/entries/valkey.js';
 import { journalConformance } from '../../src/journal/conformance/index.js';
 import { LUA_SCRIPTS } from '../../src/valkey/index.js';
 import { startValkeyCluster, type ValkeyCluster } from '../support/valkey.js';
@@ -70,5 +70,36 @@ describe('hash slots', () => {
       expect(script.source).toContain('local key = KEYS[1]');
       expect(script.source).not.toMatch(/KEYS\[[2-9]\]/);
     }
+  });
+});
+
+describe('ValkeyOutcomeCache on the cluster', () => {
+  const entry = (pk: string) => ({
+    pk,
+    fingerprint: 'a'.repeat(64),
+    expiresAtEpochSeconds: Math.floor(Date.now() / 1000) + 3600,
+    responseJson: '{"value":{"statusCode":201}}',
+  });
+
+  it("keys every entry by its own tag's slot, whatever braces the record key holds, and serves it", async () => {
+    const cache = new ValkeyOutcomeCache({ client, keyPrefix: 'app:' });
+    const pks = ['req#-#op#{k}#1', 'req#-#op#{k}#2', 'req#{t}#op#}{', 'msg#c#{m}', 'req#-#op#plain'];
+    for (const pk of pks) {
+      const key = cache.keyOf(pk);
+      const tag = /^app:\{([0-9a-f]{16})\}outcome#/.exec(key)?.[1];
+      expect(tag).toBeDefined();
+      expect(await client.cluster('KEYSLOT', key)).toBe(crc16(tag!) % 16384);
+      await cache.set(pk, entry(pk), 60_000);
+      expect(await cache.get(pk)).toEqual(entry(pk));
+    }
+    // Record keys sharing a brace group of their own still spread: the slot is the cache's tag's, not theirs.
+    expect(slotOf(cache.keyOf(pks[0]))).not.toBe(slotOf(cache.keyOf(pks[1])));
+  });
+
+  it("never writes at a journal record's key, even under the journal's own prefix", () => {
+    const journal = new ValkeyJournal({ client, logger: quiet, keyPrefix: 'app:' });
+    const cache = new ValkeyOutcomeCache({ client, keyPrefix: 'app:' });
+    for (const pk of ['req#-#op#k', 'outcome#req#-#op#k', 'msg#c#m'])
+      expect(cache.keyOf(pk)).not.toBe(journal.keyOf(pk));
   });
 });
