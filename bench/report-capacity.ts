@@ -25,6 +25,11 @@ export const VALKEY_CACHE_SECTION: SectionMarkers = {
   start: '<!-- valkey-cache:start -->',
   end: '<!-- valkey-cache:end -->',
 };
+/** The markers around the Valkey journal section, from `npm run bench:valkey` (a redis-server of its own). */
+export const VALKEY_JOURNAL_SECTION: SectionMarkers = {
+  start: '<!-- valkey-journal:start -->',
+  end: '<!-- valkey-journal:end -->',
+};
 /**
  * The markers around the cold-start and per-request section, written from `bench/cold-start.ts`,
  * `bench/per-request.ts` and `bench/staged-breakdown.ts` (separate processes, measured apart).

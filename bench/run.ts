@@ -8,6 +8,7 @@ import {
   HOT_KEY_SECTION,
   sectionOf,
   VALKEY_CACHE_SECTION,
+  VALKEY_JOURNAL_SECTION,
 } from './report-capacity.js';
 import { checkTargets, renderReport } from './report.js';
 import { startDynamoDBLocal } from '../src/testing/index.js';
@@ -43,7 +44,7 @@ try {
     await writeFile(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
     // Sections measured apart (capacity: deterministic; cold start and per-request work: separate processes): keep them.
     const previous = await readFile(join(here, 'RESULTS.md'), 'utf8');
-    const kept = [COLD_START_SECTION, CAPACITY_SECTION, HOT_KEY_SECTION, VALKEY_CACHE_SECTION]
+    const kept = [COLD_START_SECTION, CAPACITY_SECTION, HOT_KEY_SECTION, VALKEY_CACHE_SECTION, VALKEY_JOURNAL_SECTION]
       .map((markers) => sectionOf(previous, markers))
       .filter(Boolean);
     await writeFile(join(here, 'RESULTS.md'), `${[renderReport(results).trimEnd(), ...kept].join('\n\n')}\n`);
