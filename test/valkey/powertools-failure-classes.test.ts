@@ -31,13 +31,18 @@ describe('(a) racing takeovers of one orphaned in-progress record (Powertools TS
     const clock = testClock();
     let runs = 0;
     const never = new Promise<never>(() => undefined);
+    let firstRunStarted!: () => void;
+    const firstRun = new Promise<void>((resolve) => (firstRunStarted = resolve));
     const container = () =>
       makeIdempotent(
         async () => {
           runs++;
           // The first run is the container that died mid-handler; the takeover's run stays in its handler while the
           // others arrive, so a second winner would show as a second run.
-          if (runs === 1) await never;
+          if (runs === 1) {
+            firstRunStarted();
+            await never;
+          }
           await new Promise((resolve) => setTimeout(resolve, 50));
           return `run ${runs}`;
         },
@@ -51,7 +56,8 @@ describe('(a) racing takeovers of one orphaned in-progress record (Powertools TS
       );
     const key = randomUUID();
     void container()({});
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Its reservation has landed once its handler runs (a fixed sleep was too short on a loaded machine).
+    await firstRun;
     clock.advance(2_000);
 
     const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => container()({})));
