@@ -172,7 +172,7 @@ function render(results: { measuredAt: string; rounds: number; machine: ReturnTy
   const { cpu, cores, node, loadAverage } = results.machine;
   const times = (a: number, b: number) => `${round(a / b, 1)}×`;
   return [
-    '## A shared replay cache: `ValkeyOutcomeCache`',
+    '## A shared replay cache (ValkeyOutcomeCache)',
     '',
     `Measured ${results.measuredAt.slice(0, 10)} by \`npm run bench:valkey-cache\` (${results.rounds} rounds; [bench/valkey-outcome-cache.ts](valkey-outcome-cache.ts)); raw numbers in [valkey-outcome-cache.json](valkey-outcome-cache.json). Machine: ${cpu}, ${cores} cores, Node ${node}, load average ${loadAverage.join(' / ')} when the run began (shared with other jobs). Records in DynamoDB Local (in memory) on 127.0.0.1; the cache on one \`redis-server\` on 127.0.0.1, no persistence. Each round, container A (a guard of its own) completes ${KEYS_PER_ROUND} new keys, then container B — another guard on its own DynamoDB and Valkey clients, nothing of A's in memory — replays them: from the journal (no cache), or from a \`ValkeyOutcomeCache\` A filled. ${results.rounds} measured rounds after ${WARM_UP_ROUNDS} warm-up rounds, the order of contenders alternating round by round; ${putFirst.n} replays per contender. Journal calls counted on B's client; capacity units in a pass of their own (${KEYS_PER_ROUND} replays each), billed as \`bench:capacity\` bills them (a refused conditional put by item size, a strongly consistent read per 4 KB).`,
     '',
