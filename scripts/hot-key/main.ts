@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { replaceSection } from '../../bench/report-capacity.js';
 import { measuredCallCosts } from './call-costs.js';
 import { renderStormChart } from './chart.js';
-import { scenarios } from './protections.js';
+import { scenarios, SHIPPED_BOUNDED_SDK_ATTEMPTS } from './protections.js';
 import { renderQuietStorms, renderSettings, renderStormTable } from './report.js';
 import { largestQuietStorm, sweepStorms, type StormSettings } from './storm-sweep.js';
 
@@ -69,10 +69,16 @@ const program = new Command('simulate:hot-key')
       .default('put-first'),
   )
   .option(
-    '--bounded-sdk-attempts <n>',
-    'attempts of a journal call from scenario 1 on',
-    positiveInteger('--bounded-sdk-attempts'),
-    2,
+    '--bounded-reserve-attempts <n>',
+    'SDK attempts of a throttled reservation from scenario 1 on (default: what the journal ships)',
+    positiveInteger('--bounded-reserve-attempts'),
+    SHIPPED_BOUNDED_SDK_ATTEMPTS.reserve,
+  )
+  .option(
+    '--bounded-complete-attempts <n>',
+    'SDK attempts of a throttled completion from scenario 1 on (default: what the journal ships)',
+    positiveInteger('--bounded-complete-attempts'),
+    SHIPPED_BOUNDED_SDK_ATTEMPTS.complete,
   )
   .option(
     '--throttle-retry-after-max-s <n>',
@@ -106,7 +112,8 @@ const opts = program.opts<{
   handlerMs: number;
   leaseMs: number;
   reservation: 'put-first' | 'read-first';
-  boundedSdkAttempts: number;
+  boundedReserveAttempts: number;
+  boundedCompleteAttempts: number;
   throttleRetryAfterMaxS: number;
   latencyMedianMs?: number;
   latencyP99Ms?: number;
@@ -136,9 +143,10 @@ const settings: StormSettings = {
   },
 };
 const wanted = opts.scenarios?.split(',').map((id) => id.trim());
-const scenarioList = scenarios(opts.boundedSdkAttempts).filter(
-  (scenario) => wanted === undefined || wanted.includes(scenario.id),
-);
+const scenarioList = scenarios({
+  reserve: opts.boundedReserveAttempts,
+  complete: opts.boundedCompleteAttempts,
+}).filter((scenario) => wanted === undefined || wanted.includes(scenario.id));
 
 const startedAtMs = performance.now();
 const rows = await sweepStorms(scenarioList, opts.containers, settings);

@@ -16,26 +16,26 @@ export const SDK_THROTTLE_RETRIES = Object.freeze({
 });
 
 /**
- * One `DynamoDBClient`'s retry state: a container has one client, shared by its callers.
+ * One `DynamoDBClient`'s retry state: a container has one client, shared by its callers, and one
+ * retry quota shared by its calls, whatever attempts each call is given.
  *
  * @example
- * const sdk = new SdkRetries(4, random); sdk.delayBeforeRetryMs(1) // undefined when out of attempts or quota
+ * const sdk = new SdkRetries(random); sdk.delayBeforeRetryMs(1, 4) // undefined when out of attempts or quota
  */
 export class SdkRetries {
   #quotaTokens: number = SDK_THROTTLE_RETRIES.quotaTokens;
 
-  constructor(
-    /** Attempts per call, the first included (4 by default; a bounded journal call sends fewer). */
-    readonly maxAttempts: number,
-    private readonly random: () => number,
-  ) {}
+  constructor(private readonly random: () => number) {}
 
   /**
    * The wait before resending a call whose `attempt`-th send (1-based) was throttled, having
    * taken the retry's tokens; undefined when the SDK gives up and the throttle surfaces.
+   *
+   * @param maxAttempts attempts of this call, the first included (the SDK's 4, or fewer for a
+   *   journal call whose throttled attempts are bounded)
    */
-  delayBeforeRetryMs(attempt: number): number | undefined {
-    if (attempt >= this.maxAttempts || this.#quotaTokens < SDK_THROTTLE_RETRIES.throttleRetryCostTokens) {
+  delayBeforeRetryMs(attempt: number, maxAttempts: number): number | undefined {
+    if (attempt >= maxAttempts || this.#quotaTokens < SDK_THROTTLE_RETRIES.throttleRetryCostTokens) {
       return undefined;
     }
     this.#quotaTokens -= SDK_THROTTLE_RETRIES.throttleRetryCostTokens;

@@ -64,6 +64,8 @@ export interface HotKeyResult {
   readonly handlerRuns: number;
   /** When the last caller was done, succeeded or given up. */
   readonly drainMs: number;
+  /** When each caller sent its first attempt, by container: drawn from the seed before anything else. */
+  readonly firstAttemptsMs: readonly (readonly number[])[];
   readonly seconds: readonly PartitionSecond[];
 }
 
@@ -96,10 +98,12 @@ interface Caller {
 
 interface Container {
   readonly sdk: SdkRetries;
+  /** SDK attempts a throttled call of each kind is given. */
+  readonly sdkAttempts: Readonly<Record<JournalCallKind, number>>;
   readonly policy: RetryPolicy;
   /** Callers waiting on the journal call in flight (single-flight), the leader first. */
   flight: Caller[] | undefined;
-  /** Until when a live lease seen here answers 409 from memory. */
+  /** Until when a live lease seen here answers 409 from memory (0: nothing remembered). */
   memoryUntilMs: number;
 }
 
@@ -138,6 +142,7 @@ class Storm {
   #succeeded = 0;
   #handlerRuns = 0;
   #drainMs = 0;
+  readonly #firstAttemptsMs: number[][] = [];
 
   readonly #units: Record<'reserve' | 'refusedReserve' | 'complete' | 'get', CallUnits>;
   readonly #arrivalMs: number;
@@ -174,12 +179,15 @@ class Storm {
     for (let c = 0; c < this.options.containers; c++) {
       const container = this.#container();
       const burstAtMs = this.#random() * this.#arrivalMs;
+      const firstAttemptsMs: number[] = [];
+      this.#firstAttemptsMs.push(firstAttemptsMs);
       for (let i = 0; i < this.options.callersPerContainer; i++) {
         const caller: Caller = {
           container,
           attempt: 1,
           startedAtMs: burstAtMs + this.#random() * this.#containerBurstMs,
         };
+        firstAttemptsMs.push(caller.startedAtMs);
         this.#at(caller.startedAtMs, () => {
           container.policy.budget?.recordFirstAttempt();
           this.#attempt(caller);
@@ -195,10 +203,19 @@ class Storm {
   }
 
   #container(): Container {
-    const sdkAttempts = this.options.protections.boundedSdkAttempts ?? SDK_THROTTLE_RETRIES.maxAttempts;
+    const bounded = this.options.protections.boundedSdkAttempts;
+    // The read of 'read-first' is made inside the reservation, and bounded as it is.
+    const sdkAttempts = bounded
+      ? { reserve: bounded.reserve, get: bounded.reserve, complete: bounded.complete }
+      : {
+          reserve: SDK_THROTTLE_RETRIES.maxAttempts,
+          get: SDK_THROTTLE_RETRIES.maxAttempts,
+          complete: SDK_THROTTLE_RETRIES.maxAttempts,
+        };
     const budget = (this.options.retryBudget ?? true) ? new RetryBudget({ clock: () => this.#nowMs }) : undefined;
     return {
-      sdk: new SdkRetries(sdkAttempts, this.#random),
+      sdk: new SdkRetries(this.#random),
+      sdkAttempts,
       policy: {
         ...DEFAULT_RETRY_OPTIONS,
         maxRetryAfterMs: DEFAULT_RETRY_OPTIONS.maxDelayMs,
@@ -245,14 +262,19 @@ class Storm {
     if (leader === undefined) return;
     switch (answer.kind) {
       case 'completed':
+        // A record read that is not in progress under a live lease replaces what was remembered: nothing.
+        container.memoryUntilMs = 0;
         for (const caller of flight) this.#answer(caller, '2xx');
         return;
       case 'throttled': {
-        const bounded = this.options.protections.boundedSdkAttempts !== undefined;
-        for (const caller of flight) {
-          if (bounded) this.#answer(caller, '429', 1 + Math.floor(this.#random() * this.throttleRetryAfterMaxSeconds));
-          else this.#answer(caller, '503', GUARD_RETRY_AFTER_SECONDS);
+        if (this.options.protections.boundedSdkAttempts === undefined) {
+          for (const caller of flight) this.#answer(caller, '503', GUARD_RETRY_AFTER_SECONDS);
+          return;
         }
+        // One `JournalThrottledError` per journal call, its `Retry-After` drawn once: the callers who shared the call
+        // meet the same error and are told the same.
+        const retryAfterSeconds = 1 + Math.floor(this.#random() * this.throttleRetryAfterMaxSeconds);
+        for (const caller of flight) this.#answer(caller, '429', retryAfterSeconds);
         return;
       }
       case 'inProgress':
@@ -268,11 +290,11 @@ class Storm {
     }
   }
 
+  /** A live lease seen replaces what the container remembered of the key (as `LeaseMemory.note` does). */
   #remember(container: Container, leaseUntilMs: number): void {
     const memory = this.options.protections.leaseMemory;
     if (memory === undefined) return;
-    const untilMs = Math.min(leaseUntilMs, this.#nowMs + (memory.maxMs ?? Number.POSITIVE_INFINITY));
-    container.memoryUntilMs = Math.max(container.memoryUntilMs, untilMs);
+    container.memoryUntilMs = Math.min(leaseUntilMs, this.#nowMs + (memory.maxMs ?? Number.POSITIVE_INFINITY));
   }
 
   /** The handler's answer stands whatever the completion met: nothing else was to commit with it. */
@@ -287,9 +309,10 @@ class Storm {
         }
       },
       (throttled) => {
-        // A completion lost to throttling leaves the record leased: the lease decides it later.
+        // The container forgets the lease it ended whatever the completion met (a completion whose answer was lost
+        // may have landed). One lost to throttling leaves the record leased: the lease decides it later.
+        container.memoryUntilMs = 0;
         if (!throttled && this.#record.status === 'completed') {
-          container.memoryUntilMs = 0;
           if (this.options.protections.sharedOutcomeCache) {
             this.#cacheFilledAtMs = Math.min(this.#cacheFilledAtMs, this.#nowMs + this.#cacheRoundTripMs);
           }
@@ -374,7 +397,7 @@ class Storm {
           done(false);
         });
       }
-      const delayMs = container.sdk.delayBeforeRetryMs(attempt);
+      const delayMs = container.sdk.delayBeforeRetryMs(attempt, container.sdkAttempts[kind]);
       if (delayMs === undefined) return this.#at(sentAtMs + roundTripMs, () => done(true));
       this.#journalCall(container, kind, unitsAtArrival, apply, done, attempt + 1, sentAtMs + roundTripMs + delayMs);
     });
@@ -436,6 +459,7 @@ class Storm {
       >,
       handlerRuns: this.#handlerRuns,
       drainMs: this.#drainMs,
+      firstAttemptsMs: this.#firstAttemptsMs,
       seconds,
     };
   }

@@ -1,7 +1,9 @@
 /**
  * `npm run simulate:hot-key:validate`: checks the simulation's per-call figures against the
- * real guard on DynamoDB Local. For each `--callers` count it sends that many concurrent
- * callers per container of one new key through `makeIdempotent` over `DynamoDBJournal`, counts
+ * real guard on DynamoDB Local. For each `--callers` count it sends that many callers per
+ * container (concurrent, or within `--caller-spread-ms`) of one new key through `makeIdempotent`
+ * over `DynamoDBJournal` (one journal instance per container: single-flight and the lease
+ * memory are kept per journal instance), counts
  * the journal calls, their capacity units, the handler's runs and every answer, runs the
  * simulation of the same storm (scenario `--scenario`, with the round trips just measured), and
  * prints both side by side (per-call figures equal, counts that hang on timing within three
@@ -9,7 +11,8 @@
  * given `--endpoint`, and stops it by PID. Exits 0 when every check holds, 1 otherwise, 2 when
  * a run could not be made.
  *
- * Usage: npm run simulate:hot-key:validate -- [--containers 1] [--callers 10,50] [--scenario 0]
+ * Usage: npm run simulate:hot-key:validate -- [--containers 1] [--callers 10,50] [--scenario 3b]
+ *   [--caller-spread-ms 0] [--handler-ms 500]
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { startDynamoDBLocal, type DynamoDBLocal } from '../../src/testing/index.js';
@@ -32,7 +35,17 @@ const opts = new Command('simulate:hot-key:validate')
   )
   .option('--handler-ms <n>', 'how long the handler runs', positiveInteger('--handler-ms'), 500)
   .option('--seed <n>', 'seed of the callers’ jitter and of the simulation', positiveInteger('--seed'), 1)
-  .option('--scenario <id>', 'simulated scenario the guard is expected to match (0: today’s guard)', '0')
+  .option('--scenario <id>', 'simulated scenario the guard is expected to match (3b: what 0.2 ships)', '3b')
+  .option(
+    '--caller-spread-ms <n>',
+    'a container’s callers send their first attempts within this long of each other (0: all at once)',
+    (value: string) => {
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed) || parsed < 0) throw new InvalidArgumentError('--caller-spread-ms must be ≥ 0');
+      return parsed;
+    },
+    0,
+  )
   .option('--endpoint <url>', 'an already running DynamoDB Local (default: start one)')
   .parse()
   .opts<{
@@ -41,6 +54,7 @@ const opts = new Command('simulate:hot-key:validate')
     handlerMs: number;
     seed: number;
     scenario: string;
+    callerSpreadMs: number;
     endpoint?: string;
   }>();
 
@@ -58,6 +72,7 @@ try {
       handlerMs: opts.handlerMs,
       seed: opts.seed,
       scenario: opts.scenario,
+      callerSpreadMs: opts.callerSpreadMs,
     });
     results.push(result);
     console.log(`${renderValidation(result)}\n`);

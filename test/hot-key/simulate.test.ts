@@ -1,6 +1,6 @@
 import { measuredCallCosts } from '../../scripts/hot-key/call-costs.js';
 import { HotPartition, PARTITION_LIMITS } from '../../scripts/hot-key/partition.js';
-import { scenarios, type Scenario } from '../../scripts/hot-key/protections.js';
+import { scenarios, SHIPPED_BOUNDED_SDK_ATTEMPTS, type Scenario } from '../../scripts/hot-key/protections.js';
 import { SdkRetries } from '../../scripts/hot-key/sdk-retries.js';
 import { simulateHotKey, type HotKeyOptions } from '../../scripts/hot-key/simulate.js';
 import { largestQuietStorm } from '../../scripts/hot-key/storm-sweep.js';
@@ -60,6 +60,19 @@ describe('hot-key storm simulation', () => {
     expect(withoutMemory.callersGaveUpOn['409']).toBe(0);
   });
 
+  it('forgets the lease a container ended even when its completion was throttled: the next retries ask the journal', async () => {
+    // One write unit a second: the reservation takes it, both attempts of the completion are throttled.
+    const limits = { writeUnitsPerSecond: 1, readUnitsPerSecond: 0 };
+
+    const result = await storm('3', { limits, arrivalMs: 0 });
+
+    expect(result.journalCallsByKind.complete).toBe(2);
+    expect(result.throttledCalls).toBe(2);
+    // The lease-long memory would refuse every retry until the lease ends; forgotten, a retry asks the journal, which
+    // answers with the live lease (and the memory takes it again).
+    expect(result.journalCallsByKind.reserve).toBe(2);
+  });
+
   it('replays from the shared cache once the outcome is stored: no journal call after the completion', async () => {
     const result = await storm('4', { containers: 100, arrivalMs: 5_000 });
 
@@ -74,11 +87,42 @@ describe('hot-key storm simulation', () => {
     const today = await storm('0', { callersPerContainer: 1, limits });
     const bounded = await storm('1', { callersPerContainer: 1, limits });
 
-    // The caller's 5 attempts, each sent 4 times by the SDK (today) or 2 times (bounded).
+    // The caller's 5 attempts, each reservation sent 4 times by the SDK (0.1) or once (bounded, as the journal ships).
     expect(today.answers).toEqual({ '2xx': 0, '409': 0, '429': 0, '503': 5 });
     expect(today.throttledCalls).toBe(20);
     expect(bounded.answers).toEqual({ '2xx': 0, '409': 0, '429': 5, '503': 0 });
-    expect(bounded.throttledCalls).toBe(10);
+    expect(bounded.throttledCalls).toBe(5);
+  });
+
+  it('sends a throttled completion at most twice with the bounds the journal ships, up to 4 times without', async () => {
+    // One write unit a second: the reservation takes it, and the completion a moment later is throttled.
+    const limits = { writeUnitsPerSecond: 1, readUnitsPerSecond: 0 };
+    const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
+    const completions = async (id: string) =>
+      Promise.all(
+        seeds.map(
+          async (seed) =>
+            (await storm(id, { callersPerContainer: 1, limits, seed, handlerMs: 0.1 })).journalCallsByKind.complete,
+        ),
+      );
+
+    const today = await completions('0');
+    const bounded = await completions('1');
+
+    expect(SHIPPED_BOUNDED_SDK_ATTEMPTS).toEqual({ reserve: 1, complete: 2 });
+    expect(Math.max(...bounded)).toBe(2);
+    expect(Math.max(...today)).toBeGreaterThan(2);
+  });
+
+  it('tells the callers who shared a throttled reservation the same Retry-After: one error, drawn once', async () => {
+    const limits = { writeUnitsPerSecond: 0, readUnitsPerSecond: 0 };
+
+    const result = await storm('2', { callersPerContainer: 10, limits, arrivalMs: 0 });
+
+    // Every attempt of the 10 callers is throttled, and each wave of retries comes back together to share one call:
+    // one throttled reservation per wave, not per caller.
+    expect(result.answers['429']).toBeGreaterThanOrEqual(10);
+    expect(result.throttledCalls).toBeLessThanOrEqual(result.answers['429'] / 10 + 1);
   });
 
   it('finds the largest storm that meets no throttle: about 1,000 callers for today’s guard', async () => {
@@ -112,17 +156,19 @@ describe('HotPartition', () => {
 
 describe('SdkRetries', () => {
   it('resends a throttled call up to its attempts, waiting under 1 s · 2^retry', () => {
-    const sdk = new SdkRetries(4, () => 0.999);
+    const sdk = new SdkRetries(() => 0.999);
 
-    const delays = [1, 2, 3, 4].map((attempt) => sdk.delayBeforeRetryMs(attempt));
+    const delays = [1, 2, 3, 4].map((attempt) => sdk.delayBeforeRetryMs(attempt, 4));
 
     expect(delays).toEqual([999, 1_998, 3_996, undefined]);
   });
 
   it('stops retrying when the retry quota of 500 tokens is spent (5 a throttle retry)', () => {
-    const sdk = new SdkRetries(4, () => 0);
+    const sdk = new SdkRetries(() => 0);
 
-    const granted = Array.from({ length: 101 }, () => sdk.delayBeforeRetryMs(1)).filter((delay) => delay !== undefined);
+    const granted = Array.from({ length: 101 }, () => sdk.delayBeforeRetryMs(1, 4)).filter(
+      (delay) => delay !== undefined,
+    );
 
     expect(granted).toHaveLength(100);
   });
