@@ -214,8 +214,9 @@ const THROTTLE_RETRY_AFTER_SECONDS = Object.freeze({ min: 1, max: 3 });
 export class JournalThrottledError extends JournalUnavailableError {
   override readonly code: ErrorCode = 'journal-throttled';
   /**
-   * When to come back, in whole seconds: drawn at random from 1–3, so the callers of a storm do not all come back in
-   * the same second.
+   * When to come back, in whole seconds: drawn at random from 1–3 for each throttled journal call, so the processes of
+   * a storm do not all come back in the same second. Attempts that shared one call in a process (single-flight) share
+   * its draw, and come back to share the next call too.
    */
   readonly retryAfterSeconds: number;
 
