@@ -1,51 +1,21 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import {
-  HttpApi,
-  HttpMethod,
-  HttpStage,
-  LogGroupLogDestination,
-  type IHttpRouteAuthorizer,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpApi, HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { HandlerEnv, PaymentsOperation } from '../../src/handlers/service-config.js';
 import { IdemkitFunction, type IIdempotencyJournal } from '../index.js';
+import { exampleHttpApi, type ExampleHttpApiProps } from './example-http-api.js';
 import { exampleHandlerEntry } from './handler-entry.js';
 
 /** Properties of a {@link PaymentsApi}. */
-export interface PaymentsApiProps {
+export interface PaymentsApiProps extends ExampleHttpApiProps {
   /** The idempotency journal. */
   readonly journal: IIdempotencyJournal;
   /** The payments table (partition key `paymentId`). */
   readonly paymentsTable: ITable;
   /** `POWERTOOLS_SERVICE_NAME` of the functions. */
   readonly serviceName: string;
-  /**
-   * JWT issuer URL; with `jwtAudience`, every route requires a valid token and the tenant
-   * is the token's `sub`.
-   * @default - routes are open and every caller shares the tenant scope '-'
-   */
-  readonly jwtIssuer?: string;
-  /**
-   * Accepted JWT audiences.
-   * @default - none (required with `jwtIssuer`)
-   */
-  readonly jwtAudience?: string[];
-  /**
-   * Steady-state requests per second of the stage.
-   * @default 50
-   */
-  readonly throttlingRateLimit?: number;
-  /**
-   * Burst requests of the stage.
-   * @default 100
-   */
-  readonly throttlingBurstLimit?: number;
 }
 
 /**
@@ -69,25 +39,7 @@ export class PaymentsApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PaymentsApiProps) {
     super(scope, id);
-    if (Boolean(props.jwtIssuer) !== Boolean(props.jwtAudience?.length)) {
-      throw new Error(`PaymentsApi ${this.node.path}: give both 'jwtIssuer' and 'jwtAudience', or neither`);
-    }
-    const authorizer: IHttpRouteAuthorizer | undefined = props.jwtIssuer
-      ? new HttpJwtAuthorizer('JwtAuthorizer', props.jwtIssuer, { jwtAudience: props.jwtAudience! })
-      : undefined;
-    this.httpApi = new HttpApi(this, 'HttpApi', { createDefaultStage: false, defaultAuthorizer: authorizer });
-
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.httpApi,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { rateLimit: props.throttlingRateLimit ?? 50, burstLimit: props.throttlingBurstLimit ?? 100 },
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
-    });
+    ({ httpApi: this.httpApi, stage: this.stage } = exampleHttpApi(this, 'PaymentsApi', props));
 
     const paymentsEnv = { [HandlerEnv.paymentsTable]: props.paymentsTable.tableName };
     // A guarded function's operation is named once, here: the runtime reads it (IDEMKIT_OPERATION) for its metric
@@ -116,14 +68,6 @@ export class PaymentsApi extends Construct {
     route('/payments', HttpMethod.POST, 'CreatePaymentIntegration', this.createPaymentFunction);
     route('/payments/{id}', HttpMethod.GET, 'GetPaymentIntegration', this.getPaymentFunction);
     route('/payments/{id}/refunds', HttpMethod.POST, 'CreateRefundIntegration', this.createRefundFunction);
-
-    if (!authorizer) {
-      Validations.of(this.httpApi).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          "Without a JWT issuer the example routes are deliberately open and every caller shares the tenant scope '-'.",
-      });
-    }
   }
 
   /** The API's base URL. */
@@ -131,20 +75,6 @@ export class PaymentsApi extends Construct {
     return this.stage.url;
   }
 }
-
-/** One JSON line per request; never headers, so idempotency keys and tokens stay out of logs. */
-export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  JSON.stringify({
-    requestId: '$context.requestId',
-    requestTime: '$context.requestTimeEpoch',
-    sourceIp: '$context.identity.sourceIp',
-    routeKey: '$context.routeKey',
-    status: '$context.status',
-    responseLength: '$context.responseLength',
-    latencyMs: '$context.responseLatency',
-    integrationError: '$context.integrationErrorMessage',
-  }),
-);
 
 function kebab(name: string): string {
   return name.replace(/[a-z][A-Z]/g, (pair) => `${pair[0]}-${pair[1]}`).toLowerCase();

@@ -1,51 +1,21 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
-import {
-  HttpApi,
-  HttpMethod,
-  HttpStage,
-  LogGroupLogDestination,
-  type IHttpRouteAuthorizer,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpApi, HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { HandlerEnv } from '../../src/handlers/service-config.js';
 import { IdemkitFunction, type IIdempotencyJournal } from '../index.js';
 import { exampleHandlerEntry } from './handler-entry.js';
-import { ACCESS_LOG_FORMAT } from './payments-api.js';
+import { exampleHttpApi, type ExampleHttpApiProps } from './example-http-api.js';
 
 /** Properties of a {@link PaymentsLambdalith}. */
-export interface PaymentsLambdalithProps {
+export interface PaymentsLambdalithProps extends ExampleHttpApiProps {
   /** The idempotency journal: the per-route functions' own, so a key moves between them and the Lambdalith. */
   readonly journal: IIdempotencyJournal;
   /** The payments table (partition key `paymentId`). */
   readonly paymentsTable: ITable;
   /** `POWERTOOLS_SERVICE_NAME` of the function. */
   readonly serviceName: string;
-  /**
-   * JWT issuer URL; with `jwtAudience`, every request requires a valid token and the tenant is
-   * the token's `sub`, as on the per-route API (give both APIs the same, or their scopes differ).
-   * @default - open, every caller shares the tenant scope '-'
-   */
-  readonly jwtIssuer?: string;
-  /**
-   * Accepted JWT audiences.
-   * @default - none (required with `jwtIssuer`)
-   */
-  readonly jwtAudience?: string[];
-  /**
-   * Steady-state requests per second of the stage.
-   * @default 50
-   */
-  readonly throttlingRateLimit?: number;
-  /**
-   * Burst requests of the stage.
-   * @default 100
-   */
-  readonly throttlingBurstLimit?: number;
 }
 
 /**
@@ -74,24 +44,7 @@ export class PaymentsLambdalith extends Construct {
 
   constructor(scope: Construct, id: string, props: PaymentsLambdalithProps) {
     super(scope, id);
-    if (Boolean(props.jwtIssuer) !== Boolean(props.jwtAudience?.length)) {
-      throw new Error(`PaymentsLambdalith ${this.node.path}: give both 'jwtIssuer' and 'jwtAudience', or neither`);
-    }
-    const authorizer: IHttpRouteAuthorizer | undefined = props.jwtIssuer
-      ? new HttpJwtAuthorizer('JwtAuthorizer', props.jwtIssuer, { jwtAudience: props.jwtAudience! })
-      : undefined;
-    this.httpApi = new HttpApi(this, 'HttpApi', { createDefaultStage: false, defaultAuthorizer: authorizer });
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.httpApi,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { rateLimit: props.throttlingRateLimit ?? 50, burstLimit: props.throttlingBurstLimit ?? 100 },
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
-    });
+    ({ httpApi: this.httpApi, stage: this.stage } = exampleHttpApi(this, 'PaymentsLambdalith', props));
 
     // No operationName: it would set IDEMKIT_OPERATION, which the guard takes over the route pattern,
     // and every route of the app would share one scope. Each route's operation is its pattern.
@@ -108,14 +61,6 @@ export class PaymentsLambdalith extends Construct {
       methods: [HttpMethod.ANY],
       integration: new HttpLambdaIntegration('LambdalithIntegration', this.function),
     });
-
-    if (!authorizer) {
-      Validations.of(this.httpApi).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          "Without a JWT issuer the example routes are deliberately open and every caller shares the tenant scope '-'.",
-      });
-    }
   }
 
   /** The API's base URL. */
