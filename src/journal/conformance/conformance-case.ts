@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { LeaseLostError } from '../../core/index.js';
 import type { Journal, JournalRecord, UniqueClaim, UniqueHold } from '../journal.js';
-import { assertSame, succeeds } from './conformance-check.js';
+import { assertSame, refusedWith, succeeds } from './conformance-check.js';
 
 /**
  * One case of the conformance suite and the world it runs in: a journal built for the case, a
@@ -152,4 +153,20 @@ export function holdOf(held: Held, claim: UniqueClaim): UniqueHold {
  */
 export async function assertUnchanged(context: CaseContext, call: string, pk: string, before: unknown): Promise<void> {
   assertSame(`${call}, then get()`, 'the record (a refused write changes nothing)', await stored(context, pk), before);
+}
+
+/**
+ * Fails unless `write`, made with the token of the attempt `taken` fenced out, is refused with
+ * `LeaseLostError` carrying the current holder's token and leaves the record exactly `before`.
+ */
+export async function assertFencedOut(
+  context: CaseContext,
+  call: string,
+  write: Promise<unknown>,
+  taken: TakenOver,
+  before: unknown,
+): Promise<void> {
+  const lost = await refusedWith(call, write, LeaseLostError);
+  assertSame(call, 'LeaseLostError.existing.leaseToken (the current holder’s)', lost.existing?.leaseToken, taken.token);
+  await assertUnchanged(context, call, taken.pk, before);
 }
