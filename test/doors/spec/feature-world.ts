@@ -5,7 +5,6 @@ import { createServer, type Server } from 'node:http';
 import { DynamoDBJournal } from '../../../src/index.js';
 import { idempotency } from '../../../src/entries/express.js';
 import { requestPk } from '../../../src/entries/journal.js';
-import { freePort } from '../../../src/testing/index.js';
 import { createJournalTable, localClient } from '../../support/dynamodb.js';
 
 /**
@@ -135,9 +134,12 @@ export class FeatureWorld {
     return { status: response.status, headers: response.headers, text, json };
   }
 
-  /** Makes the journal a real refused connection: DynamoDB at a loopback port nothing listens on, one attempt. */
+  /**
+   * Makes the journal a real refused connection: DynamoDB at loopback port 9 (discard, privileged, so no test's server
+   * can be listening there, as one handed a free port could), one attempt.
+   */
   async loseJournal(): Promise<void> {
-    const down = localClient({ endpoint: `http://127.0.0.1:${await freePort()}`, maxAttempts: 1 });
+    const down = localClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 });
     this.journal = new DynamoDBJournal({ tableName: this.tableName, client: down, clock: this.clock });
     await this.restart();
   }
